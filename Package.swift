@@ -1,0 +1,87 @@
+// swift-tools-version:6.1
+// SPDX-License-Identifier: Apache-2.0
+// Coffer: a Secret Service provider (cofferd), Apple's SecItem API for Swift on Linux (Keychain),
+// and the `coffer` command-line tool.
+
+import PackageDescription
+
+/// Settings every Swift target shares: Swift 6 mode plus the import and existential rules the
+/// architecture asks for (C stays private to the two wrapper modules).
+let strict: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let log = Target.Dependency.product(name: "Logging", package: "swift-log")
+let lifecycle = Target.Dependency.product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
+let unixSignals = Target.Dependency.product(name: "UnixSignals", package: "swift-service-lifecycle")
+let argumentParser = Target.Dependency.product(name: "ArgumentParser", package: "swift-argument-parser")
+
+let package = Package(
+    name: "Coffer",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "cofferd", targets: ["cofferd"]),
+        .executable(name: "coffer", targets: ["coffer"]),
+        .library(name: "Keychain", targets: ["Keychain"]),
+        .library(name: "SecretServiceClient", targets: ["SecretServiceClient"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
+    ],
+    targets: [
+        // MARK: - C at the edge
+        .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
+        .systemLibrary(name: "CGcrypt", pkgConfig: "libgcrypt", providers: [.apt(["libgcrypt20-dev"])]),
+        // prctl(PR_SET_DUMPABLE) and setrlimit for cofferd; no library to link.
+        .systemLibrary(name: "CHardening"),
+
+        // MARK: - Libraries
+        .target(name: "DBusWire", swiftSettings: strict),
+        .target(name: "DBusTransport", dependencies: ["DBusWire", "CDBus", log], swiftSettings: strict),
+        .target(name: "SecretCrypto", dependencies: ["CGcrypt"], swiftSettings: strict),
+        .target(name: "SecretServiceProtocol", dependencies: ["DBusWire"], swiftSettings: strict),
+        .target(name: "SecretStore", dependencies: ["SecretServiceProtocol", "SecretCrypto", log], swiftSettings: strict),
+        .target(
+            name: "SecretServiceDaemon",
+            dependencies: ["DBusTransport", "SecretStore", "SecretServiceProtocol", "SecretCrypto", log, lifecycle],
+            swiftSettings: strict),
+        .target(
+            name: "SecretServiceClient",
+            dependencies: ["DBusTransport", "SecretServiceProtocol", "SecretCrypto", log],
+            swiftSettings: strict),
+        .target(name: "Keychain", dependencies: ["SecretServiceClient"], swiftSettings: strict),
+
+        // MARK: - Executables
+        .executableTarget(
+            name: "cofferd", dependencies: ["SecretServiceDaemon", "SecretCrypto", "CHardening", argumentParser, log, lifecycle, unixSignals], swiftSettings: strict),
+        .executableTarget(
+            name: "coffer", dependencies: ["Keychain", "SecretServiceClient", argumentParser], swiftSettings: strict),
+
+        // MARK: - Tests
+        .target(
+            name: "SecretServiceTestSupport",
+            dependencies: ["DBusTransport", "SecretServiceClient", "DBusWire", log],
+            path: "Tests/SecretServiceTestSupport", swiftSettings: strict),
+        .testTarget(name: "DBusWireTests", dependencies: ["DBusWire"], swiftSettings: strict),
+        .testTarget(
+            name: "DBusTransportTests", dependencies: ["DBusTransport", "DBusWire", "SecretServiceTestSupport"],
+            swiftSettings: strict),
+        .testTarget(name: "SecretCryptoTests", dependencies: ["SecretCrypto"], swiftSettings: strict),
+        .testTarget(name: "SecretServiceProtocolTests", dependencies: ["SecretServiceProtocol"], swiftSettings: strict),
+        .testTarget(name: "SecretStoreTests", dependencies: ["SecretStore", "SecretCrypto"], swiftSettings: strict),
+        .testTarget(
+            name: "SecretServiceDaemonTests",
+            dependencies: ["SecretServiceDaemon", "SecretServiceProtocol", "DBusWire", "SecretCrypto"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "SecretServiceIntegrationTests",
+            dependencies: ["SecretServiceTestSupport", "SecretServiceClient", "SecretServiceProtocol", "DBusWire", "DBusTransport"],
+            swiftSettings: strict),
+        .testTarget(name: "ArchitectureTests", swiftSettings: strict),
+    ]
+)

@@ -1,0 +1,21 @@
+// SPDX-License-Identifier: Apache-2.0
+// Process hardening calls Swift cannot make directly (prctl is variadic).
+#ifndef CHARDENING_H
+#define CHARDENING_H
+
+#include <sys/prctl.h>
+#include <sys/resource.h>
+
+/// Marks the process non-dumpable: no core files, and other same-user processes cannot ptrace it or read
+/// /proc/PID/mem. Returns 0 on success.
+static inline int chardening_disable_dumping(void) {
+    return prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+}
+
+/// Sets the core-file size limit to zero. Returns 0 on success.
+static inline int chardening_disable_core_files(void) {
+    struct rlimit none = { 0, 0 };
+    return setrlimit(RLIMIT_CORE, &none);
+}
+
+#endif

@@ -1,0 +1,80 @@
+// org.freedesktop.Secret.Collection
+// SPDX-License-Identifier: Apache-2.0
+// A collection object: delete, search, create items, and its properties.
+
+import DBusWire
+import SecretServiceProtocol
+import SecretStore
+
+/// Serves `org.freedesktop.Secret.Collection` on collection and alias paths.
+struct CollectionAdaptor {
+    let context: DaemonContext
+
+    func call(_ call: MethodCall) async throws(SecretServiceError) -> HandlerResult {
+        guard case .collection(let id, _) = call.node else { throw .unknownMethod("not a collection") }
+        let args = Arguments(call)
+        switch call.member {
+        case "Delete":
+            try await context.store.deleteCollection(id)
+            return HandlerResult([.objectPath(.root)])
+        case "SearchItems":
+            let found = try await context.store.search(in: id, try args.attributes(0))
+            return HandlerResult([.objectPaths(found.map { Paths.item(id, $0) })])
+        case "CreateItem":
+            return try await createItem(in: id, properties: args.properties(0), secret: args.secret(1),
+                                        replace: args.bool(2), caller: call.caller)
+        default:
+            throw .unknownMethod("no method '\(call.member)' in the Collection interface")
+        }
+    }
+
+    private func createItem(in collection: String, properties: [String: DBusValue], secret: WireSecret, replace: Bool,
+                            caller: BusName) async throws(SecretServiceError) -> HandlerResult {
+        var label = ""
+        if let value = properties[SecretPropertyKeys.itemLabel] {
+            guard let text = value.string else { throw .invalidArgs("the item label must be a string") }
+            label = text
+        }
+        var attributes: [String: String] = [:]
+        if let value = properties[SecretPropertyKeys.itemAttributes] {
+            guard let map = value.stringDictionary else {
+                throw .invalidArgs("the item attributes must be a string-to-string map")
+            }
+            attributes = map
+        }
+        if let value = properties[SecretPropertyKeys.itemType] {
+            guard let schema = value.string else { throw .invalidArgs("the item type must be a string") }
+            // gnome-keyring keeps the type as the item's schema; clients read it back as `xdg:schema`.
+            if attributes["xdg:schema"] == nil, !schema.isEmpty { attributes["xdg:schema"] = schema }
+        }
+        let session = try await context.session(at: secret.session, caller: caller)
+        let value = try session.decode(secret)
+        let (item, _) = try await context.store.createItem(in: collection, label: label, attributes: attributes,
+                                                           secret: value, replace: replace)
+        return HandlerResult([.objectPath(Paths.item(collection, item)), .objectPath(.root)])
+    }
+
+    // MARK: - Properties
+
+    func properties(of id: String) async throws(SecretServiceError) -> [String: DBusValue] {
+        let info = try await context.store.collectionInfo(id)
+        let items = try await context.store.itemIDs(in: id)
+        return [
+            "Items": .objectPaths(items.map { Paths.item(id, $0) }),
+            "Label": .string(info.label),
+            "Locked": .boolean(info.isLocked),
+            "Created": .uint64(info.created),
+            "Modified": .uint64(info.modified),
+        ]
+    }
+
+    func setProperty(_ name: String, to value: DBusValue, of id: String) async throws(SecretServiceError) {
+        switch name {
+        case "Label":
+            guard let label = value.string else { throw .invalidArgs("Label must be a string") }
+            try await context.store.setLabel(ofCollection: id, to: label)
+        default:
+            throw .propertyReadOnly("the property '\(name)' is read-only")
+        }
+    }
+}

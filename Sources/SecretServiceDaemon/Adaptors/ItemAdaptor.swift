@@ -1,0 +1,62 @@
+// org.freedesktop.Secret.Item
+// SPDX-License-Identifier: Apache-2.0
+// An item object: delete, read and write its secret, and its properties.
+
+import DBusWire
+import SecretServiceProtocol
+import SecretStore
+
+/// Serves `org.freedesktop.Secret.Item` on item paths (canonical or through an alias).
+struct ItemAdaptor {
+    let context: DaemonContext
+
+    func call(_ call: MethodCall) async throws(SecretServiceError) -> HandlerResult {
+        guard case .item(let collection, let item, _) = call.node else { throw .unknownMethod("not an item") }
+        let args = Arguments(call)
+        switch call.member {
+        case "Delete":
+            try await context.store.deleteItem(collection: collection, item: item)
+            return HandlerResult([.objectPath(.root)])
+        case "GetSecret":
+            let session = try await context.session(at: try args.objectPath(0), caller: call.caller)
+            let secret = try await context.store.secret(collection: collection, item: item)
+            return HandlerResult([try session.encode(secret).dbusValue])
+        case "SetSecret":
+            let wire = try args.secret(0)
+            let session = try await context.session(at: wire.session, caller: call.caller)
+            try await context.store.setSecret(collection: collection, item: item, to: try session.decode(wire))
+            return HandlerResult()
+        default:
+            throw .unknownMethod("no method '\(call.member)' in the Item interface")
+        }
+    }
+
+    // MARK: - Properties
+
+    func properties(collection: String, item: String) async throws(SecretServiceError) -> [String: DBusValue] {
+        let info = try await context.store.itemInfo(collection: collection, item: item)
+        return [
+            "Locked": .boolean(info.isLocked),
+            "Attributes": .stringDictionary(info.attributes),
+            "Label": .string(info.label),
+            "Created": .uint64(info.created),
+            "Modified": .uint64(info.modified),
+        ]
+    }
+
+    func setProperty(_ name: String, to value: DBusValue, collection: String, item: String)
+        async throws(SecretServiceError) {
+        switch name {
+        case "Label":
+            guard let label = value.string else { throw .invalidArgs("Label must be a string") }
+            try await context.store.setLabel(collection: collection, item: item, to: label)
+        case "Attributes":
+            guard let attributes = value.stringDictionary else {
+                throw .invalidArgs("Attributes must be a string-to-string map")
+            }
+            try await context.store.setAttributes(collection: collection, item: item, to: attributes)
+        default:
+            throw .propertyReadOnly("the property '\(name)' is read-only")
+        }
+    }
+}

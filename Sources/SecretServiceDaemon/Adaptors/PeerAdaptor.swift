@@ -1,0 +1,42 @@
+// org.freedesktop.DBus.Peer
+// SPDX-License-Identifier: Apache-2.0
+// Ping and GetMachineId, for the calls that reach us rather than being answered inside libdbus.
+
+#if canImport(Glibc)
+import Glibc
+#endif
+import DBusWire
+import SecretServiceProtocol
+
+/// Serves `org.freedesktop.DBus.Peer`.
+struct PeerAdaptor {
+    func call(_ call: MethodCall) throws(SecretServiceError) -> HandlerResult {
+        switch call.member {
+        case "Ping": return HandlerResult()
+        case "GetMachineId":
+            guard let id = Self.machineID() else { throw .failed("the machine id is not available") }
+            return HandlerResult([.string(id)])
+        default: throw .unknownMethod("no method '\(call.member)' in the Peer interface")
+        }
+    }
+
+    /// The first line of `/etc/machine-id` (or the D-Bus copy of it).
+    static func machineID() -> String? {
+        for path in ["/etc/machine-id", "/var/lib/dbus/machine-id"] {
+            guard let file = fopen(path, "r") else { continue }
+            defer { fclose(file) }
+            var buffer = [CChar](repeating: 0, count: 64)
+            guard fgets(&buffer, Int32(buffer.count), file) != nil else { continue }
+            let line = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            let id = line.trimmingWhitespace()
+            if id.count == 32 { return id }
+        }
+        return nil
+    }
+}
+
+extension String {
+    fileprivate func trimmingWhitespace() -> String {
+        String(self.drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
+    }
+}

@@ -1,0 +1,54 @@
+// org.freedesktop.Secret.Prompt
+// SPDX-License-Identifier: Apache-2.0
+// A prompt object: showing it, dismissing it, and announcing its completion exactly once.
+
+import DBusWire
+import SecretServiceProtocol
+
+/// Serves `org.freedesktop.Secret.Prompt`. `Prompt()` answers at once and runs the prompt after the reply;
+/// `Completed` goes to the owning client only, exactly once, whichever of completion and `Dismiss()` comes first.
+struct PromptAdaptor {
+    let context: DaemonContext
+
+    func call(_ call: MethodCall) async throws(SecretServiceError) -> HandlerResult {
+        switch (call.node, call.member) {
+        case (.prompt(let id), "Prompt"):
+            let windowID = try Arguments(call).string(0)
+            guard let work = await context.clients.begin(id, caller: call.caller) else {
+                return HandlerResult()  // already showing: a second Prompt() changes nothing
+            }
+            return HandlerResult { await run(id, work: work, windowID: windowID) }
+        case (.prompt(let id), "Dismiss"):
+            await complete(id, result: nil)
+            return HandlerResult()
+        case (.finishedPrompt, "Dismiss"):
+            return HandlerResult()  // lost the race with completion: nothing left to dismiss
+        case (.finishedPrompt, "Prompt"):
+            throw .noSuchObject("the prompt has already completed")
+        default:
+            throw .unknownMethod("no method '\(call.member)' in the Prompt interface")
+        }
+    }
+
+    /// Runs the prompt's work until it finishes or the prompt is dismissed, whichever is first. Finishing releases
+    /// the dismissal waiter (the registry resumes it), and a dismissal cancels the work; the registry announces
+    /// only the first of the two.
+    private func run(_ id: String, work: PromptWork, windowID: String) async {
+        let clients = context.clients
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                let outcome = await work.run(windowID)
+                await complete(id, result: outcome)
+            }
+            group.addTask { await clients.waitForDismissal(of: id) }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+
+    private func complete(_ id: String, result: DBusValue?) async {
+        guard let (owner, completion) = await context.clients.finish(id, result: result) else { return }
+        await context.emit(SecretServiceNames.promptInterface, "Completed", from: Paths.prompt(id),
+                           [.boolean(completion.dismissed), .variant(completion.result)], to: owner)
+    }
+}

@@ -1,0 +1,65 @@
+// org.freedesktop.Secret.Service
+// SPDX-License-Identifier: Apache-2.0
+// Unlock and Lock of the service interface: immediate results plus a prompt for what needs the user.
+
+import DBusWire
+import SecretServiceProtocol
+import SecretStore
+
+extension ServiceAdaptor {
+    /// `Unlock(ao) → (ao unlocked, o prompt)`: objects already unlocked come back at once; the locked ones are
+    /// unlocked by one prompt whose `Completed` result lists them. Unknown paths are ignored.
+    func unlock(_ objects: [ObjectPath], caller: BusName) async throws(SecretServiceError) -> HandlerResult {
+        var unlocked: [ObjectPath] = []
+        var pending: [(path: ObjectPath, collection: String)] = []
+        for path in objects {
+            guard let collection = await owningCollection(of: path),
+                  let info = try? await context.store.collectionInfo(collection)
+            else { continue }
+            if info.isLocked {
+                pending.append((path, collection))
+            } else {
+                unlocked.append(path)
+            }
+        }
+        guard !pending.isEmpty else { return HandlerResult([.objectPaths(unlocked), .objectPath(.root)]) }
+
+        let store = context.store
+        let prompter = context.prompter
+        let requested = pending
+        let work = PromptWork(emptyResult: .objectPaths([])) { windowID in
+            var approved = Set<String>()
+            for (_, collection) in requested where !approved.contains(collection) {
+                guard let info = try? await store.collectionInfo(collection) else { continue }
+                let request = PromptRequest(kind: .unlock(collectionLabel: info.label), windowID: windowID,
+                                            caller: caller)
+                guard await prompter.approve(request), !Task.isCancelled else { return nil }
+                approved.insert(collection)
+            }
+            var done: [ObjectPath] = []
+            for (path, collection) in requested where approved.contains(collection) {
+                if (try? await store.setLocked(collection, false)) != nil { done.append(path) }
+            }
+            return .objectPaths(done)
+        }
+        let prompt = try await context.clients.createPrompt(owner: caller, work: work)
+        return HandlerResult([.objectPaths(unlocked), .objectPath(Paths.prompt(prompt))])
+    }
+
+    /// `Lock(ao) → (ao locked, o prompt)`: locking needs no approval, so it happens at once and the prompt is `/`.
+    func lock(_ objects: [ObjectPath]) async throws(SecretServiceError) -> HandlerResult {
+        var locked: [ObjectPath] = []
+        for path in objects {
+            guard let collection = await owningCollection(of: path) else { continue }
+            if (try? await context.store.setLocked(collection, true)) != nil { locked.append(path) }
+        }
+        return HandlerResult([.objectPaths(locked), .objectPath(.root)])
+    }
+
+    /// The collection a collection, alias or item path belongs to. Locking is per collection: unlocking an item
+    /// unlocks its collection.
+    private func owningCollection(of path: ObjectPath) async -> String? {
+        if let collection = await context.collectionID(for: path) { return collection }
+        return await context.itemAddress(for: path)?.collection
+    }
+}

@@ -1,0 +1,125 @@
+// org.freedesktop.Secret.Service
+// SPDX-License-Identifier: Apache-2.0
+// The service object: sessions, collections, search, secrets in bulk, aliases.
+
+import DBusWire
+import SecretCrypto
+import SecretServiceProtocol
+import SecretStore
+
+/// Serves `org.freedesktop.Secret.Service` on `/org/freedesktop/secrets`.
+struct ServiceAdaptor {
+    let context: DaemonContext
+
+    func call(_ call: MethodCall) async throws(SecretServiceError) -> HandlerResult {
+        let args = Arguments(call)
+        switch call.member {
+        case "OpenSession": return try await openSession(algorithm: args.string(0), input: args.variant(1), caller: call.caller)
+        case "CreateCollection": return try await createCollection(properties: args.properties(0), alias: args.string(1))
+        case "SearchItems": return await searchItems(try args.attributes(0))
+        case "Unlock": return try await unlock(try args.objectPaths(0), caller: call.caller)
+        case "Lock": return try await lock(try args.objectPaths(0))
+        case "GetSecrets": return try await getSecrets(items: args.objectPaths(0), session: args.objectPath(1), caller: call.caller)
+        case "ReadAlias": return try await readAlias(try args.string(0))
+        case "SetAlias": return try await setAlias(name: args.string(0), collection: args.objectPath(1))
+        default: throw .unknownMethod("no method '\(call.member)' in the Service interface")
+        }
+    }
+
+    /// The service's properties.
+    func properties() async -> [String: DBusValue] {
+        ["Collections": .objectPaths(await context.store.collectionIDs().map(Paths.collection))]
+    }
+
+    // MARK: - Sessions
+
+    private func openSession(algorithm: String, input: DBusValue, caller: BusName) async throws(SecretServiceError)
+        -> HandlerResult {
+        let negotiated: SecretSession.Algorithm
+        let output: DBusValue
+        switch algorithm {
+        case SecretServiceNames.plainAlgorithm:
+            guard input.string != nil else { throw .invalidArgs("the plain algorithm takes an empty string as input") }
+            negotiated = .plain
+            output = .string("")
+        case SecretServiceNames.dhAlgorithm:
+            guard let peerKey = input.bytes else { throw .invalidArgs("the DH algorithm takes a byte array as input") }
+            do {
+                let cipher = try DHSessionCipher(peerPublicKey: peerKey)
+                negotiated = .dh(cipher)
+                output = .bytes(cipher.publicKey)
+            } catch {
+                throw .invalidArgs("the client's public key is not acceptable")
+            }
+        default:
+            throw .notSupported("the session algorithm '\(algorithm.prefix(64))' is not supported")
+        }
+        let session = try await context.clients.openSession(owner: caller, algorithm: negotiated)
+        return HandlerResult([.variant(output), .objectPath(session.path)])
+    }
+
+    // MARK: - Collections and search
+
+    private func createCollection(properties: [String: DBusValue], alias: String) async throws(SecretServiceError)
+        -> HandlerResult {
+        let labelValue = properties[SecretPropertyKeys.collectionLabel] ?? properties["Label"]
+        let label: String
+        if let labelValue {
+            guard let text = labelValue.string else { throw .invalidArgs("the collection label must be a string") }
+            label = text
+        } else {
+            label = ""
+        }
+        let (id, _) = try await context.store.createCollection(label: label, alias: alias, inMemory: true)
+        return HandlerResult([.objectPath(Paths.collection(id)), .objectPath(.root)])
+    }
+
+    private func searchItems(_ attributes: [String: String]) async -> HandlerResult {
+        let found = await context.store.search(attributes)
+        let unlocked = found.filter { !$0.isLocked }.map { Paths.item($0.collection, $0.item) }
+        let locked = found.filter(\.isLocked).map { Paths.item($0.collection, $0.item) }
+        return HandlerResult([.objectPaths(unlocked), .objectPaths(locked)])
+    }
+
+    // MARK: - Secrets
+
+    private func getSecrets(items: [ObjectPath], session sessionPath: ObjectPath, caller: BusName)
+        async throws(SecretServiceError) -> HandlerResult {
+        let session = try await context.session(at: sessionPath, caller: caller)
+        var entries: [DictEntry] = []
+        var seen = Set<ObjectPath>()
+        for path in items where seen.insert(path).inserted {
+            // Unknown and locked items are left out, as clients expect, rather than failing the whole call.
+            guard let (collection, item) = await context.itemAddress(for: path) else { continue }
+            let secret: StoredSecret
+            do {
+                secret = try await context.store.secret(collection: collection, item: item)
+            } catch .isLocked {
+                continue
+            } catch .noSuchObject {
+                continue
+            } catch {
+                throw error
+            }
+            entries.append(DictEntry(.objectPath(path), try session.encode(secret).dbusValue))
+        }
+        return HandlerResult([.dictionary(key: .objectPath, value: WireSecret.type, entries)])
+    }
+
+    // MARK: - Aliases
+
+    private func readAlias(_ name: String) async throws(SecretServiceError) -> HandlerResult {
+        guard let id = await context.store.resolveAlias(name) else { return HandlerResult([.objectPath(.root)]) }
+        return HandlerResult([.objectPath(Paths.collection(id))])
+    }
+
+    private func setAlias(name: String, collection: ObjectPath) async throws(SecretServiceError) -> HandlerResult {
+        if collection == .root {
+            try await context.store.setAlias(name, to: nil)
+            return HandlerResult()
+        }
+        guard let id = await context.collectionID(for: collection) else { throw .noSuchObject("no such collection") }
+        try await context.store.setAlias(name, to: id)
+        return HandlerResult()
+    }
+}

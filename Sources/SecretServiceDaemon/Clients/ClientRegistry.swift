@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: Apache-2.0
+// Owns every session and prompt, each bound to the unique bus name of the client that made it.
+
+public import DBusWire
+import SecretServiceProtocol
+
+/// Sessions and prompts, keyed by id and owned by one client each. A client that leaves the bus loses them all.
+actor ClientRegistry {
+    private var sessions: [String: SecretSession] = [:]
+    private var prompts: [String: PromptState] = [:]
+    /// Prompts that completed recently, kept so a late `Dismiss()` (the race every client must tolerate) is
+    /// answered as a no-op instead of an error. Bounded; oldest forgotten first.
+    private var finished: [String: BusName] = [:]
+    private var finishedOrder: [String] = []
+    private static let finishedMemory = 1024
+    private var nextSession: UInt64 = 1
+    private var nextPrompt: UInt64 = 1
+    private let limits: ClientLimits
+
+    init(limits: ClientLimits) {
+        self.limits = limits
+    }
+
+    // MARK: - Sessions
+
+    /// Registers a session for `owner` and returns its id.
+    /// - Throws: `limitsExceeded` past the per-client cap.
+    func openSession(owner: BusName, algorithm: SecretSession.Algorithm) throws(SecretServiceError) -> SecretSession {
+        guard sessions.values.count(where: { $0.owner == owner }) < limits.maximumSessionsPerClient else {
+            throw .limitsExceeded("too many open sessions for this client")
+        }
+        let session = SecretSession(id: String(nextSession), owner: owner, algorithm: algorithm)
+        nextSession += 1
+        sessions[session.id] = session
+        return session
+    }
+
+    /// The session `id` if `caller` owns it.
+    func session(_ id: String, ownedBy caller: BusName) -> SecretSession? {
+        guard let session = sessions[id], session.owner == caller else { return nil }
+        return session
+    }
+
+    /// Closes a session the caller owns; `false` when there is no such session of the caller's.
+    func closeSession(_ id: String, ownedBy caller: BusName) -> Bool {
+        guard sessions[id]?.owner == caller else { return false }
+        sessions[id] = nil
+        return true
+    }
+
+    /// Every open session's id, sorted.
+    func sessionIDs() -> [String] { sessions.keys.sorted(by: Self.numericOrder) }
+
+    // MARK: - Prompts
+
+    /// Registers a prompt for `owner`.
+    /// - Throws: `limitsExceeded` past the per-client cap.
+    func createPrompt(owner: BusName, work: PromptWork) throws(SecretServiceError) -> String {
+        guard prompts.values.count(where: { $0.owner == owner && $0.phase != .completed })
+            < limits.maximumPromptsPerClient
+        else {
+            throw .limitsExceeded("too many pending prompts for this client")
+        }
+        let id = String(nextPrompt)
+        nextPrompt += 1
+        prompts[id] = PromptState(id: id, owner: owner, work: work)
+        return id
+    }
+
+    /// Whether `id` is a live prompt of `caller`'s.
+    func promptExists(_ id: String, ownedBy caller: BusName) -> Bool {
+        guard let prompt = prompts[id], prompt.owner == caller else { return false }
+        return prompt.phase != .completed
+    }
+
+    /// Moves a waiting prompt to running and hands out its work; `nil` if it is already running or finished.
+    func begin(_ id: String, caller: BusName) -> PromptWork? {
+        guard var prompt = prompts[id], prompt.owner == caller, prompt.phase == .waiting else { return nil }
+        prompt.phase = .running
+        prompts[id] = prompt
+        return prompt.work
+    }
+
+    /// Suspends until the running prompt `id` is dismissed (returns at once if it is already finished).
+    func waitForDismissal(of id: String) async {
+        await withCheckedContinuation { continuation in
+            guard prompts[id]?.phase == .running, prompts[id]?.dismissal == nil else {
+                continuation.resume()
+                return
+            }
+            prompts[id]?.dismissal = continuation
+        }
+    }
+
+    /// Records a prompt's end. Returns the completion to announce, or `nil` if it had already ended, so
+    /// `Completed` goes out exactly once whatever the order of finishing, `Dismiss` and disconnect.
+    func finish(_ id: String, result: DBusValue?) -> (owner: BusName, completion: PromptCompletion)? {
+        guard var prompt = prompts[id], prompt.phase != .completed else { return nil }
+        prompt.phase = .completed
+        prompt.dismissal?.resume()
+        prompt.dismissal = nil
+        // A finished prompt is gone; a late Dismiss() finds nothing and is answered as a no-op by the adaptor.
+        prompts[id] = nil
+        remember(finished: id, owner: prompt.owner)
+        let completion = PromptCompletion(dismissed: result == nil, result: result ?? prompt.work.emptyResult)
+        return (prompt.owner, completion)
+    }
+
+    /// Whether `id` was a prompt of `caller`'s that has completed.
+    func wasFinished(_ id: String, ownedBy caller: BusName) -> Bool { finished[id] == caller }
+
+    private func remember(finished id: String, owner: BusName) {
+        finished[id] = owner
+        finishedOrder.append(id)
+        if finishedOrder.count > Self.finishedMemory {
+            finished[finishedOrder.removeFirst()] = nil
+        }
+    }
+
+    /// The owner of prompt `id`, if it exists.
+    func promptOwner(_ id: String) -> BusName? { prompts[id]?.owner }
+
+    /// Every live prompt's id, sorted.
+    func promptIDs() -> [String] { prompts.keys.sorted(by: Self.numericOrder) }
+
+    // MARK: - Clients leaving
+
+    /// Drops everything `name` owned: its sessions close, its prompts are dismissed (their runners stop).
+    /// Returns the prompt ids that were still live, whose `Completed` is not sent (nobody is left to receive it).
+    @discardableResult
+    func clientVanished(_ name: BusName) -> [String] {
+        sessions = sessions.filter { $0.value.owner != name }
+        finished = finished.filter { $0.value != name }
+        finishedOrder.removeAll { finished[$0] == nil }
+        var dropped: [String] = []
+        for (id, prompt) in prompts where prompt.owner == name {
+            prompt.dismissal?.resume()
+            prompts[id] = nil
+            dropped.append(id)
+        }
+        return dropped.sorted(by: Self.numericOrder)
+    }
+
+    static func numericOrder(_ a: String, _ b: String) -> Bool {
+        a.count != b.count ? a.count < b.count : a < b
+    }
+}

@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: Apache-2.0
+// How the daemon asks the user to approve an operation.
+
+public import DBusWire
+
+/// What a prompt asks the user.
+public struct PromptRequest: Sendable, Hashable {
+    public enum Kind: Sendable, Hashable {
+        /// Unlock the named collection.
+        case unlock(collectionLabel: String)
+    }
+
+    public var kind: Kind
+    /// The window the client wants the prompt attached to (`Prompt(window-id)`), possibly empty.
+    public var windowID: String
+    /// The unique bus name of the client that asked.
+    public var caller: BusName
+
+    public init(kind: Kind, windowID: String, caller: BusName) {
+        self.kind = kind
+        self.windowID = windowID
+        self.caller = caller
+    }
+}
+
+/// Answers prompts. Implementations must return promptly once their task is cancelled (a dismissed prompt or a
+/// client that left the bus).
+public protocol Prompter: Sendable {
+    /// Asks the user to approve `request`; `false` means the user dismissed it.
+    func approve(_ request: PromptRequest) async -> Bool
+}
+
+/// A prompter that answers every prompt the same way without asking anyone: for collections that have no
+/// password to ask for, headless use, and tests.
+public struct FixedPrompter: Prompter {
+    public let answer: Bool
+    public init(answer: Bool) { self.answer = answer }
+    public func approve(_ request: PromptRequest) async -> Bool { answer }
+
+    /// Approves every prompt.
+    public static let autoAccept = FixedPrompter(answer: true)
+    /// Dismisses every prompt.
+    public static let autoDismiss = FixedPrompter(answer: false)
+}

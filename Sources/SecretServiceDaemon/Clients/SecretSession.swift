@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: Apache-2.0
+// A client's transfer session: how secrets are encoded between this caller and the daemon.
+
+public import DBusWire
+import SecretCrypto
+import SecretServiceProtocol
+import SecretStore
+
+/// A negotiated session. `plain` sends secrets as they are; the DH algorithm encrypts each with AES-128-CBC under a
+/// key only the two ends know, with a fresh IV per secret.
+struct SecretSession: Sendable {
+    enum Algorithm: Sendable {
+        case plain
+        case dh(DHSessionCipher)
+    }
+
+    var id: String
+    var owner: BusName
+    var algorithm: Algorithm
+
+    var path: ObjectPath { SecretObjectPath.session(id).objectPath }
+
+    /// Encodes a stored secret for this session; the session path inside is always this session's own, as libsecret
+    /// checks.
+    func encode(_ secret: StoredSecret) throws(SecretServiceError) -> WireSecret {
+        switch algorithm {
+        case .plain:
+            return WireSecret(session: path, parameters: [], value: secret.value.copyBytes(),
+                              contentType: secret.contentType)
+        case .dh(let cipher):
+            do {
+                let (iv, ciphertext) = try cipher.encrypt(secret.value)
+                return WireSecret(session: path, parameters: iv, value: ciphertext, contentType: secret.contentType)
+            } catch {
+                throw .failed("the secret could not be encrypted for the session")
+            }
+        }
+    }
+
+    /// Decodes a secret a client sent in this session.
+    /// - Throws: `invalidArgs` when the parameters or ciphertext are malformed or do not decrypt.
+    func decode(_ wire: WireSecret) throws(SecretServiceError) -> StoredSecret {
+        switch algorithm {
+        case .plain:
+            return StoredSecret(value: SecretBytes(copying: wire.value), contentType: wire.contentType)
+        case .dh(let cipher):
+            guard wire.parameters.count == 16 else {
+                throw .invalidArgs("the secret's parameters must be a 16-byte IV for this session")
+            }
+            guard !wire.value.isEmpty, wire.value.count % 16 == 0 else {
+                throw .invalidArgs("the secret's value is not a valid AES-CBC ciphertext")
+            }
+            do {
+                return StoredSecret(value: try cipher.decrypt(iv: wire.parameters, ciphertext: wire.value),
+                                    contentType: wire.contentType)
+            } catch {
+                throw .invalidArgs("the secret could not be decrypted with this session's key")
+            }
+        }
+    }
+}

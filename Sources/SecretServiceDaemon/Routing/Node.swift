@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: Apache-2.0
+// What an incoming path resolves to, after consulting the store and the client registry.
+
+public import DBusWire
+import SecretServiceProtocol
+
+/// The object a call addresses, resolved against current state. Collections and items keep the path they were
+/// reached by (canonical or through an alias), because replies about that object speak of that path.
+enum Node: Sendable {
+    case service
+    case collection(id: String, path: ObjectPath)
+    case item(collection: String, item: String, path: ObjectPath)
+    case session(SecretSession)
+    case prompt(id: String)
+    /// A prompt that has completed; only `Dismiss` (a no-op then) and introspection still answer.
+    case finishedPrompt(id: String)
+    /// An intermediate path such as `/org/freedesktop/secrets/collection`, which only lists children.
+    case directory(kind: String)
+
+    /// The interfaces the object carries, its own first.
+    var interfaces: [InterfaceDescription] {
+        switch self {
+        case .service: [SecretInterfaces.service] + SecretInterfaces.standard
+        case .collection: [SecretInterfaces.collection] + SecretInterfaces.standard
+        case .item: [SecretInterfaces.item] + SecretInterfaces.standard
+        case .session: [SecretInterfaces.session] + SecretInterfaces.standard
+        case .prompt, .finishedPrompt: [SecretInterfaces.prompt] + SecretInterfaces.standard
+        case .directory: [SecretInterfaces.introspectable, SecretInterfaces.peer]
+        }
+    }
+}
+
+/// An incoming method call with its resolved target.
+struct MethodCall: Sendable {
+    var message: Message
+    var caller: BusName
+    var member: MemberName
+    var arguments: [DBusValue]
+    var node: Node
+}
+
+/// What a handler produces: the reply, and optionally work that must run after the reply went out
+/// (a prompt's `Prompt()` answers at once and completes later).
+struct HandlerResult: Sendable {
+    var reply: [DBusValue]
+    var afterReply: (@Sendable () async -> Void)?
+
+    init(_ reply: [DBusValue] = [], afterReply: (@Sendable () async -> Void)? = nil) {
+        self.reply = reply
+        self.afterReply = afterReply
+    }
+}

@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: Apache-2.0
+// Routes each incoming method call to the adaptor of its object and interface, and answers it.
+
+public import DBusWire
+public import Logging
+import SecretServiceProtocol
+public import SecretStore
+
+/// Turns method calls into replies. It resolves the path against current state, finds the interface and member in
+/// the declarations, checks the argument signature, runs the adaptor, and is the single place where failures
+/// become D-Bus errors.
+public struct Router: Sendable {
+    let context: DaemonContext
+
+    /// - Parameters:
+    ///   - store: the state owner.
+    ///   - prompter: answers prompts.
+    ///   - sender: where replies and signals go.
+    ///   - clientLimits: per-client caps on sessions and prompts.
+    ///   - logger: for call diagnostics (never secrets or attribute values).
+    public init(store: SecretStore, prompter: any Prompter, sender: any MessageSender,
+                clientLimits: ClientLimits = .default, logger: Logger) {
+        context = DaemonContext(store: store, clients: ClientRegistry(limits: clientLimits), prompter: prompter,
+                                sender: sender, logger: logger)
+    }
+
+    /// Answers one incoming method call (other message kinds are ignored).
+    public func handle(_ message: Message) async {
+        guard message.kind == .methodCall, let member = message.member, let path = message.path else { return }
+        var logger = context.logger
+        logger[metadataKey: "dbus.member"] = "\(member)"
+        logger[metadataKey: "dbus.path"] = "\(path)"
+        logger[metadataKey: "dbus.sender"] = "\(message.sender?.rawValue ?? "-")"
+        let result: HandlerResult
+        do {
+            guard let caller = message.sender else { throw SecretServiceError.accessDenied("the caller has no name") }
+            let node = try await NodeResolver(context: context).resolve(path, caller: caller)
+            let (interface, method) = try Self.lookUp(member, in: message.interface, on: node)
+            guard message.signature == method.inputSignature else {
+                throw SecretServiceError.invalidArgs(
+                    "\(member) expects arguments of type '\(method.inputSignature)', got '\(message.signature)'")
+            }
+            let call = MethodCall(message: message, caller: caller, member: member, arguments: message.body, node: node)
+            result = try await dispatch(call, interface: interface.name)
+        } catch let error as SecretServiceError {
+            logger.debug("call failed", metadata: ["dbus.error": "\(error.dbusError.name)"])
+            await reply(to: message, with: message.makeErrorReply(error.dbusError))
+            return
+        } catch {
+            logger.error("call failed unexpectedly", metadata: ["error": "\(type(of: error))"])
+            await reply(to: message, with: message.makeErrorReply(DBusError(.failed, "internal error")))
+            return
+        }
+        await reply(to: message, with: message.makeReply(result.reply))
+        await result.afterReply?()
+    }
+
+    private func reply(to call: Message, with reply: Message) async {
+        guard !call.noReplyExpected else { return }
+        await context.sender.deliver(reply)
+    }
+
+    /// Finds the member on the named interface, or on the first interface that has it when none is named.
+    static func lookUp(_ member: MemberName, in interface: InterfaceName?, on node: Node)
+        throws(SecretServiceError) -> (InterfaceDescription, MethodDescription) {
+        let interfaces = node.interfaces
+        if let interface {
+            guard let described = interfaces.first(where: { $0.name == interface }) else {
+                throw .unknownMethod("no interface '\(interface)' on this object")
+            }
+            guard let method = described.method(member) else {
+                throw .unknownMethod("no method '\(member)' in interface '\(interface)'")
+            }
+            return (described, method)
+        }
+        for described in interfaces {
+            if let method = described.method(member) { return (described, method) }
+        }
+        throw .unknownMethod("no method '\(member)' on this object")
+    }
+
+    private func dispatch(_ call: MethodCall, interface: InterfaceName) async throws(SecretServiceError) -> HandlerResult {
+        switch interface {
+        case SecretServiceNames.serviceInterface: return try await ServiceAdaptor(context: context).call(call)
+        case SecretServiceNames.collectionInterface: return try await CollectionAdaptor(context: context).call(call)
+        case SecretServiceNames.itemInterface: return try await ItemAdaptor(context: context).call(call)
+        case SecretServiceNames.sessionInterface: return try await SessionAdaptor(context: context).call(call)
+        case SecretServiceNames.promptInterface: return try await PromptAdaptor(context: context).call(call)
+        case SecretServiceNames.propertiesInterface: return try await PropertiesAdaptor(context: context).call(call)
+        case SecretServiceNames.introspectableInterface:
+            return try await IntrospectableAdaptor(context: context).call(call)
+        case SecretServiceNames.peerInterface: return try PeerAdaptor().call(call)
+        default: throw .unknownMethod("no interface '\(interface)' on this object")
+        }
+    }
+
+    // MARK: - Lifecycle hooks for the daemon
+
+    /// Forgets a client that left the bus: its sessions close, its prompts end without `Completed`.
+    public func clientVanished(_ name: BusName) async {
+        let dropped = await context.clients.clientVanished(name)
+        if !dropped.isEmpty {
+            context.logger.debug("client left with pending prompts", metadata: ["prompts": "\(dropped.count)"])
+        }
+    }
+
+    /// Turns store changes into D-Bus signals until the store's event stream ends or the task is cancelled.
+    public func publishChanges() async {
+        await Signaller(context: context).run()
+    }
+}

@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: Apache-2.0
+// The daemon as a service: owns the bus name, serves calls, and shuts down gracefully.
+
+import DBusTransport
+import DBusWire
+public import Logging
+import SecretServiceProtocol
+public import ServiceLifecycle
+public import SecretStore
+
+/// Runs the Secret Service on a bus until the connection drops, the name is taken over, or graceful shutdown.
+public final class SecretServiceDaemon: Service {
+    private let configuration: DaemonConfiguration
+    private let logger: Logger
+    /// The state owner, exposed so an embedding process (tests, tools) can inspect it.
+    public let store: SecretStore
+    private let ready: AsyncStream<String>.Continuation
+    /// Yields the daemon's unique bus name once it owns `org.freedesktop.secrets` and serves calls.
+    public let readiness: AsyncStream<String>
+
+    public init(configuration: DaemonConfiguration, logger: Logger) {
+        self.configuration = configuration
+        self.logger = logger
+        self.store = SecretStore()
+        (readiness, ready) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
+    }
+
+    public func run() async throws {
+        let connection = try await connect()
+        let router = Router(store: store, prompter: configuration.prompter,
+                            sender: ConnectionSender(connection: connection, logger: logger),
+                            clientLimits: configuration.clientLimits, logger: logger)
+        try await connection.registerObjectTree(at: SecretServiceNames.servicePath)
+        try await connection.addMatch(
+            "type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged'")
+        try await bootstrapCollections()
+        try await claimName(on: connection)
+        logger.info("serving org.freedesktop.secrets", metadata: ["dbus.unique": "\(connection.uniqueName)"])
+        ready.yield(connection.uniqueName.rawValue)
+        ready.finish()
+
+        let (events, eventSink) = AsyncStream.makeStream(of: PumpEvent.self)
+        await withTaskGroup(of: Void.self) { background in
+            background.addTask {
+                for await message in connection.messages { eventSink.yield(.message(message)) }
+                eventSink.yield(.disconnected)
+            }
+            background.addTask { await router.publishChanges() }
+            await withGracefulShutdownHandler {
+                await self.serve(events, router: router, connection: connection)
+            } onGracefulShutdown: {
+                eventSink.yield(.shutdown)
+            }
+            await connection.close()
+            background.cancelAll()
+        }
+        logger.info("stopped")
+    }
+
+    /// What the pump reacts to: incoming messages, the bus going away, or a shutdown request.
+    private enum PumpEvent: Sendable {
+        case message(Message)
+        case disconnected
+        case shutdown
+    }
+
+    /// Dispatches calls concurrently until told to stop, then waits for calls in flight to be answered.
+    private func serve(_ events: AsyncStream<PumpEvent>, router: Router, connection: Connection) async {
+        await withDiscardingTaskGroup { calls in
+            loop: for await event in events {
+                switch event {
+                case .message(let message) where message.kind == .methodCall:
+                    calls.addTask { await router.handle(message) }
+                case .message(let message):
+                    if await handleBusSignal(message, router: router, connection: connection) { break loop }
+                case .disconnected:
+                    logger.info("the bus connection closed")
+                    break loop
+                case .shutdown:
+                    logger.info("shutting down")
+                    // Release the name first so new clients reach a successor while answers in flight go out.
+                    try? await connection.releaseName(SecretServiceNames.busName)
+                    break loop
+                }
+            }
+        }
+    }
+
+    /// Reacts to bus signals; returns `true` when the daemon must stop (its name was taken over).
+    private func handleBusSignal(_ message: Message, router: Router, connection: Connection) async -> Bool {
+        guard message.sender?.rawValue == "org.freedesktop.DBus", message.interface?.rawValue == "org.freedesktop.DBus"
+        else { return false }
+        switch message.member?.rawValue {
+        case "NameOwnerChanged":
+            guard message.body.count == 3, let name = message.body[0].string, let newOwner = message.body[2].string,
+                  newOwner.isEmpty, name.hasPrefix(":"), let vanished = BusName(name)
+            else { return false }
+            await router.clientVanished(vanished)
+            return false
+        case "NameLost":
+            guard message.body.first?.string == SecretServiceNames.busName.rawValue else { return false }
+            logger.notice("another provider took over org.freedesktop.secrets; exiting")
+            return true
+        default:
+            return false
+        }
+    }
+
+    private func connect() async throws -> Connection {
+        do {
+            if let address = configuration.busAddress {
+                return try await Connection.connect(address: address, logger: logger)
+            }
+            return try await Connection.connectToSessionBus(logger: logger)
+        } catch {
+            throw DaemonError.noBus("\(error)")
+        }
+    }
+
+    private func claimName(on connection: Connection) async throws {
+        var flags: RequestNameFlags = [.allowReplacement, .doNotQueue]
+        if configuration.replace { flags.insert(.replaceExisting) }
+        switch try await connection.requestName(SecretServiceNames.busName, flags: flags) {
+        case .primaryOwner, .alreadyOwner:
+            return
+        case .exists, .inQueue:
+            let owner = try? await connection.nameOwner(of: SecretServiceNames.busName)
+            throw DaemonError.nameTaken(owner: owner?.rawValue)
+        }
+    }
+
+    /// The in-memory `session` collection, reachable as the `session` and (until file collections exist) the
+    /// `default` alias.
+    private func bootstrapCollections() async throws {
+        let name = SecretServiceNames.sessionCollection
+        _ = try await store.createCollection(label: "Session", alias: name, inMemory: true, preferredID: name)
+        if await store.resolveAlias(SecretServiceNames.defaultAlias) == nil {
+            try await store.setAlias(SecretServiceNames.defaultAlias, to: name)
+        }
+    }
+}
+
+/// Delivers the router's messages on the bus connection.
+struct ConnectionSender: MessageSender {
+    let connection: Connection
+    let logger: Logger
+
+    func deliver(_ message: Message) async {
+        do {
+            try await connection.send(message)
+        } catch {
+            logger.warning("could not send a message", metadata: ["error": "\(error)"])
+        }
+    }
+}

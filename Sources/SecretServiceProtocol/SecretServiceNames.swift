@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: Apache-2.0
+// The names and paths the Secret Service specification fixes.
+
+public import DBusWire
+
+/// Names, interfaces and well-known paths of the Secret Service API.
+public enum SecretServiceNames {
+    /// The bus name every provider owns.
+    public static let busName: BusName = "org.freedesktop.secrets"
+
+    public static let serviceInterface: InterfaceName = "org.freedesktop.Secret.Service"
+    public static let collectionInterface: InterfaceName = "org.freedesktop.Secret.Collection"
+    public static let itemInterface: InterfaceName = "org.freedesktop.Secret.Item"
+    public static let sessionInterface: InterfaceName = "org.freedesktop.Secret.Session"
+    public static let promptInterface: InterfaceName = "org.freedesktop.Secret.Prompt"
+    /// gnome-keyring's private interface for master-password handling, used by Seahorse and scripts.
+    public static let gnomeInternalInterface: InterfaceName = "org.gnome.keyring.InternalUnsupportedGuiltRiddenInterface"
+
+    public static let propertiesInterface: InterfaceName = "org.freedesktop.DBus.Properties"
+    public static let introspectableInterface: InterfaceName = "org.freedesktop.DBus.Introspectable"
+    public static let peerInterface: InterfaceName = "org.freedesktop.DBus.Peer"
+
+    /// `/org/freedesktop/secrets`, the service object and root of every provider object.
+    public static let servicePath: ObjectPath = "/org/freedesktop/secrets"
+
+    /// The plain (unencrypted) session algorithm.
+    public static let plainAlgorithm = "plain"
+    /// The Diffie-Hellman session algorithm.
+    public static let dhAlgorithm = "dh-ietf1024-sha256-aes128-cbc-pkcs7"
+
+    /// The alias libsecret and python clients write to when no collection is named.
+    public static let defaultAlias = "default"
+    /// The in-memory collection that lives as long as the daemon.
+    public static let sessionCollection = "session"
+}
+
+/// Fully qualified property keys accepted by `CreateCollection` and `CreateItem`.
+public enum SecretPropertyKeys {
+    public static let collectionLabel = "org.freedesktop.Secret.Collection.Label"
+    public static let itemLabel = "org.freedesktop.Secret.Item.Label"
+    public static let itemAttributes = "org.freedesktop.Secret.Item.Attributes"
+    /// gnome-keyring's schema property; accepted and folded into `xdg:schema` when that attribute is absent.
+    public static let itemType = "org.freedesktop.Secret.Item.Type"
+}

@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: Apache-2.0
+// The cofferd command: parses options, hardens the process, and runs the Secret Service until told to stop.
+
+import ArgumentParser
+import CHardening
+import Logging
+import SecretCrypto
+import SecretServiceDaemon
+import ServiceLifecycle
+import UnixSignals
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@main
+struct Cofferd: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "cofferd",
+        abstract: "A Secret Service provider (org.freedesktop.secrets) for the D-Bus session bus.",
+        discussion: """
+            Exit status: 0 after a clean shutdown (SIGTERM, SIGINT, the bus closing, or a --replace by another \
+            provider); \(ExitStatus.failure) on other failures; \(ExitStatus.nameTaken) when another provider owns \
+            org.freedesktop.secrets; \(ExitStatus.noBus) when there is no bus to connect to.
+            """,
+        version: CofferVersion.string)
+
+    @Flag(help: "Take org.freedesktop.secrets over from the provider that owns it.")
+    var replace = false
+
+    @Flag(help: "Run attached to the terminal. cofferd never forks, so this is the only mode; the flag is accepted for compatibility with gnome-keyring-daemon command lines.")
+    var foreground = false
+
+    @Option(help: ArgumentHelp("Serve on this bus address instead of the session bus.", valueName: "address"))
+    var address: String?
+
+    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
+    var logLevel = "info"
+
+    func validate() throws {
+        guard Logger.Level(rawValue: logLevel) != nil else {
+            throw ValidationError("unknown log level '\(logLevel)'")
+        }
+    }
+
+    func run() async throws {
+        Hardening.apply()
+        let level = Logger.Level(rawValue: logLevel) ?? .info
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "cofferd")
+        do {
+            try SecretCrypto.initialize()
+        } catch {
+            Self.fail("cannot initialise secure memory: \(error)", status: ExitStatus.failure)
+        }
+        let daemon = SecretServiceDaemon(
+            configuration: DaemonConfiguration(busAddress: address, replace: replace), logger: logger)
+        let group = ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: [.init(service: daemon, successTerminationBehavior: .gracefullyShutdownGroup)],
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger))
+        do {
+            try await group.run()
+        } catch let error as DaemonError {
+            switch error {
+            case .nameTaken: Self.fail("\(error)", status: ExitStatus.nameTaken)
+            case .noBus: Self.fail("\(error)", status: ExitStatus.noBus)
+            }
+        } catch let error as ServiceGroupError {
+            Self.fail("\(error)", status: ExitStatus.failure)
+        }
+    }
+
+    /// Prints one line to standard error and exits with `status`.
+    static func fail(_ message: String, status: Int32) -> Never {
+        var line = "cofferd: " + message + "\n"
+        line.withUTF8 { _ = write(STDERR_FILENO, $0.baseAddress, $0.count) }
+        Glibc.exit(status)
+    }
+}
+
+/// cofferd's documented exit statuses.
+enum ExitStatus {
+    static let failure: Int32 = 1
+    static let nameTaken: Int32 = 3
+    static let noBus: Int32 = 4
+}
+
+/// Process-wide protections applied before any secret is handled.
+enum Hardening {
+    static func apply() {
+        // A core file or a debugger attached by another same-user process would expose secrets held in memory.
+        _ = chardening_disable_core_files()
+        _ = chardening_disable_dumping()
+    }
+}
