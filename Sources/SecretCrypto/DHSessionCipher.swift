@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: Apache-2.0
+// The complete dh-ietf1024-sha256-aes128-cbc-pkcs7 session cipher: DH agreement, HKDF key, AES-128-CBC.
+
+/// The session cipher of the Secret Service algorithm `dh-ietf1024-sha256-aes128-cbc-pkcs7`.
+///
+/// The AES-128 key is HKDF-SHA256 over the 128-byte zero-padded shared secret, with an empty salt (32 zero bytes),
+/// empty info and 16 bytes of output. Each secret is encrypted with AES-128-CBC and PKCS#7 padding under a fresh
+/// random 16-byte IV.
+public struct DHSessionCipher: Sendable {
+    /// Our public key to send to the peer (unsigned big-endian, minimal length).
+    public let publicKey: [UInt8]
+
+    private let key: SecretBytes
+
+    // MARK: - Initialisers
+
+    /// Server side: generates a fresh key pair and derives the session key from the client's public key.
+    /// - Parameter peerPublicKey: The client's public key (the `OpenSession` input).
+    /// - Throws: ``CryptoError/invalidPublicKey`` for an unacceptable peer key, or a libgcrypt error.
+    public init(peerPublicKey: [UInt8]) throws {
+        try self.init(keyPair: DHKeyPair(), peerPublicKey: peerPublicKey)
+    }
+
+    /// Either side, with an existing key pair (the client uses this after receiving the server's key).
+    /// - Parameters:
+    ///   - keyPair: Our key pair.
+    ///   - peerPublicKey: The other side's public key.
+    /// - Throws: ``CryptoError/invalidPublicKey`` for an unacceptable peer key, or a libgcrypt error.
+    public init(keyPair: DHKeyPair, peerPublicKey: [UInt8]) throws {
+        let sharedSecret = try keyPair.sharedSecret(peerPublicKey: peerPublicKey)
+        key = try HKDF.sha256(
+            inputKeyMaterial: sharedSecret, salt: [], info: [], outputByteCount: AES128CBC.keyByteCount)
+        publicKey = keyPair.publicKey
+    }
+
+    // MARK: - Secrets
+
+    /// Encrypts a secret under a fresh random IV.
+    /// - Parameter plaintext: The secret (may be empty; it then encrypts to one 16-byte block).
+    /// - Returns: The IV (the `Secret.parameters`) and the ciphertext (the `Secret.value`).
+    /// - Throws: ``CryptoError`` if libgcrypt fails.
+    public func encrypt(_ plaintext: SecretBytes) throws -> (iv: [UInt8], ciphertext: [UInt8]) {
+        let iv = SecureRandom.nonce(count: AES128CBC.blockSize)
+        return (iv, try AES128CBC.encrypt(plaintext, key: key, iv: iv))
+    }
+
+    /// Decrypts a secret.
+    /// - Parameters:
+    ///   - iv: The `Secret.parameters`; must be 16 bytes.
+    ///   - ciphertext: The `Secret.value`; a non-empty multiple of 16 bytes.
+    /// - Returns: The plaintext, in secure memory.
+    /// - Throws: ``CryptoError/invalidIV``, ``CryptoError/invalidCiphertext`` or ``CryptoError/invalidPadding``.
+    public func decrypt(iv: [UInt8], ciphertext: [UInt8]) throws -> SecretBytes {
+        try AES128CBC.decrypt(ciphertext, key: key, iv: iv)
+    }
+}

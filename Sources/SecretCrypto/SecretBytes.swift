@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: Apache-2.0
+// A byte buffer for keys and plaintext, held in libgcrypt secure memory and wiped on release.
+
+internal import CGcrypt
+
+/// A buffer for secret bytes (keys, passwords, decrypted secrets).
+///
+/// The bytes live in libgcrypt's secure-memory pool (`gcry_malloc_secure`), which libgcrypt tries to lock into RAM.
+/// When the pool is exhausted (it is sized by ``SecretCrypto/initialize(secureMemoryBytes:)``, 1 MiB by default)
+/// the buffer falls back to ordinary heap memory; either way it is zeroed when the object is released.
+/// The contents are never printed: ``description`` and ``debugDescription`` are `"<redacted>"`.
+///
+/// The type is a reference type so that the bytes are never silently copied. Share a `SecretBytes` across tasks
+/// only for reading; mutate it through ``withUnsafeMutableBytes(_:)`` before handing it on.
+public final class SecretBytes: @unchecked Sendable, CustomStringConvertible, CustomDebugStringConvertible {
+    // @unchecked Sendable: the owned pointer never changes; concurrent mutation is excluded by the documented contract.
+
+    // MARK: - Storage
+
+    private let pointer: UnsafeMutableRawPointer
+    private let allocatedCount: Int
+
+    /// The number of bytes.
+    public let count: Int
+
+    /// Whether the buffer was placed in libgcrypt's secure-memory pool (rather than the heap fallback).
+    ///
+    /// The corresponding C function is `gcry_is_secure`.
+    var isInSecureMemory: Bool { gcry_is_secure(pointer) != 0 }
+
+    // MARK: - Initialisers
+
+    /// Creates a zero-filled buffer.
+    /// - Parameter count: The number of bytes; must not be negative.
+    ///
+    /// The corresponding C function is `gcry_malloc_secure`.
+    public init(count: Int) {
+        precondition(count >= 0, "SecretBytes count must not be negative")
+        SecretCrypto.ensureInitializedOrTrap()
+        let size = max(count, 1)
+        if let secure = gcry_malloc_secure(size) {
+            pointer = secure
+        } else if let heap = gcry_malloc(size) {
+            pointer = heap  // Secure pool exhausted: still wiped on release, but may be swapped out.
+        } else {
+            fatalError("SecretBytes: out of memory allocating \(size) bytes")
+        }
+        allocatedCount = size
+        self.count = count
+        pointer.initializeMemory(as: UInt8.self, repeating: 0, count: size)
+    }
+
+    /// Creates a buffer holding a copy of `bytes`.
+    /// - Parameter bytes: The bytes to copy. The caller remains responsible for wiping its own copy.
+    public convenience init<C: Collection>(copying bytes: C) where C.Element == UInt8 {
+        self.init(count: bytes.count)
+        let copied: Void? = bytes.withContiguousStorageIfAvailable { source in
+            if let base = source.baseAddress, source.count > 0 {
+                pointer.copyMemory(from: base, byteCount: source.count)
+            }
+        }
+        if copied == nil && count > 0 {
+            let target = pointer.assumingMemoryBound(to: UInt8.self)
+            for (offset, byte) in bytes.enumerated() {
+                target[offset] = byte
+            }
+        }
+    }
+
+    /// Creates a buffer holding a copy of raw memory (internal: avoids an intermediate array).
+    convenience init(copying buffer: UnsafeRawBufferPointer) {
+        self.init(count: buffer.count)
+        if let base = buffer.baseAddress, buffer.count > 0 {
+            pointer.copyMemory(from: base, byteCount: buffer.count)
+        }
+    }
+
+    deinit {
+        cgcry_wipe(pointer, allocatedCount)
+        gcry_free(pointer)
+    }
+
+    // MARK: - Access
+
+    /// Whether the buffer holds no bytes.
+    public var isEmpty: Bool { count == 0 }
+
+    /// Calls `body` with read access to the bytes. Do not let the pointer escape.
+    /// - Parameter body: A closure receiving the bytes.
+    /// - Returns: What `body` returns.
+    /// - Throws: What `body` throws.
+    public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try body(UnsafeRawBufferPointer(start: pointer, count: count))
+    }
+
+    /// Calls `body` with write access to the bytes. Do not let the pointer escape.
+    /// - Parameter body: A closure receiving the bytes.
+    /// - Returns: What `body` returns.
+    /// - Throws: What `body` throws.
+    public func withUnsafeMutableBytes<R>(_ body: (UnsafeMutableRawBufferPointer) throws -> R) rethrows -> R {
+        try body(UnsafeMutableRawBufferPointer(start: pointer, count: count))
+    }
+
+    /// Copies the contents into an ordinary array (for putting on the wire).
+    ///
+    /// The array is ordinary, unwiped memory: avoid this for plaintext where possible.
+    /// - Returns: The bytes.
+    public func copyBytes() -> [UInt8] {
+        [UInt8](UnsafeRawBufferPointer(start: pointer, count: count))
+    }
+
+    /// Compares two buffers in time that depends only on their lengths, not their contents.
+    /// - Parameter other: The buffer to compare with.
+    /// - Returns: `true` when both have the same length and bytes.
+    public func constantTimeEquals(_ other: SecretBytes) -> Bool {
+        guard count == other.count else { return false }
+        return withUnsafeBytes { lhs in
+            other.withUnsafeBytes { rhs in ConstantTime.equals(lhs, rhs) }
+        }
+    }
+
+    // MARK: - Redaction
+
+    /// Always `"<redacted>"`: secrets are never printed.
+    public var description: String { "<redacted>" }
+
+    /// Always `"<redacted>"`: secrets are never printed.
+    public var debugDescription: String { "<redacted>" }
+}

@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: Apache-2.0
+// Tests for the secure-memory byte buffer.
+
+import Testing
+@testable import SecretCrypto
+
+@Suite("SecretBytes")
+struct SecretBytesTests {
+    @Test("a new buffer is zero-filled")
+    func zeroFilled() {
+        let bytes = SecretBytes(count: 48)
+        #expect(bytes.count == 48)
+        #expect(!bytes.isEmpty)
+        #expect(bytes.copyBytes() == [UInt8](repeating: 0, count: 48))
+    }
+
+    @Test("an empty buffer has no bytes")
+    func empty() {
+        let bytes = SecretBytes(count: 0)
+        #expect(bytes.isEmpty)
+        #expect(bytes.copyBytes() == [])
+        #expect(SecretBytes(copying: [UInt8]()).isEmpty)
+    }
+
+    @Test("copying init copies arrays, slices and non-contiguous collections")
+    func copying() {
+        let source: [UInt8] = [1, 2, 3, 4, 5]
+        #expect(SecretBytes(copying: source).copyBytes() == source)
+        #expect(SecretBytes(copying: source[1..<3]).copyBytes() == [2, 3])
+        #expect(SecretBytes(copying: "pässword".utf8).copyBytes() == Array("pässword".utf8))
+        #expect(SecretBytes(copying: source.reversed()).copyBytes() == [5, 4, 3, 2, 1])
+    }
+
+    @Test("mutation through withUnsafeMutableBytes is visible")
+    func mutation() {
+        let bytes = SecretBytes(count: 4)
+        bytes.withUnsafeMutableBytes { $0[2] = 0xAB }
+        #expect(bytes.withUnsafeBytes { $0[2] } == 0xAB)
+        #expect(bytes.copyBytes() == [0, 0, 0xAB, 0])
+    }
+
+    @Test("description and debugDescription are redacted")
+    func redacted() {
+        let bytes = SecretBytes(copying: Array("hunter2".utf8))
+        #expect(bytes.description == "<redacted>")
+        #expect(bytes.debugDescription == "<redacted>")
+        #expect("\(bytes)" == "<redacted>")
+        #expect(String(reflecting: bytes) == "<redacted>")
+        #expect(!"\([bytes])".contains("hunter2"))
+    }
+
+    @Test("constantTimeEquals compares length and content")
+    func constantTimeEquals() {
+        let a = SecretBytes(copying: [1, 2, 3] as [UInt8])
+        #expect(a.constantTimeEquals(SecretBytes(copying: [1, 2, 3] as [UInt8])))
+        #expect(!a.constantTimeEquals(SecretBytes(copying: [1, 2, 4] as [UInt8])))
+        #expect(!a.constantTimeEquals(SecretBytes(copying: [1, 2] as [UInt8])))
+        #expect(SecretBytes(count: 0).constantTimeEquals(SecretBytes(count: 0)))
+    }
+
+    @Test("buffers larger than the secure pool still work (heap fallback)")
+    func largerThanPool() {
+        let size = 3 << 20
+        let big = SecretBytes(count: size)
+        big.withUnsafeMutableBytes { $0[size - 1] = 7 }
+        #expect(big.count == size)
+        #expect(big.withUnsafeBytes { $0[size - 1] } == 7)
+        #expect(!big.isInSecureMemory)
+    }
+}
