@@ -90,8 +90,9 @@ struct SignatureParser {
             guard arrayDepth < Self.maximumContainerDepth, index < bytes.count else { return nil }
             if bytes[index] == UInt8(ascii: "{") {
                 index += 1
-                guard let key = parseOne(arrayDepth: arrayDepth + 1, structDepth: structDepth + 1), key.isBasic,
-                      let value = parseOne(arrayDepth: arrayDepth + 1, structDepth: structDepth + 1),
+                // Like libdbus, a dict entry counts against the array limit only, not the struct limit.
+                guard let key = parseOne(arrayDepth: arrayDepth + 1, structDepth: structDepth), key.isBasic,
+                      let value = parseOne(arrayDepth: arrayDepth + 1, structDepth: structDepth),
                       index < bytes.count, bytes[index] == UInt8(ascii: "}")
                 else { return nil }
                 index += 1

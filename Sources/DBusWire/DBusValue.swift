@@ -71,7 +71,6 @@ public indirect enum DBusValue: Hashable, Sendable {
     public var isWellFormed: Bool {
         switch self {
         case .array(let element, let values):
-            if case .dictionary = element { return false }
             return values.allSatisfy { $0.type == element && $0.isWellFormed }
         case .dictionary(let key, let value, let entries):
             guard key.isBasic else { return false }
