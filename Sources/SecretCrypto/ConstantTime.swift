@@ -2,7 +2,7 @@
 // Byte comparisons whose running time does not depend on the bytes compared.
 
 /// Constant-time helpers.
-enum ConstantTime {
+public enum ConstantTime {
     /// `true` when both buffers have equal length and equal bytes; the time depends only on the length.
     /// - Parameters:
     ///   - lhs: The first buffer.
@@ -14,5 +14,11 @@ enum ConstantTime {
             difference |= lhs[index] ^ rhs[index]
         }
         return difference == 0
+    }
+
+    /// `true` when both arrays hold the same bytes; for MACs and tags, where an early exit would leak how many
+    /// leading bytes an attacker guessed right.
+    public static func equal(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
+        lhs.withUnsafeBytes { a in rhs.withUnsafeBytes { b in equals(a, b) } }
     }
 }

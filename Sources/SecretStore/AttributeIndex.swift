@@ -10,6 +10,8 @@ struct AttributeIndex: Sendable {
     }
 
     private var postings: [Pair: Set<String>] = [:]
+    /// Postings by attribute tag, for persistent collections (searchable while locked).
+    private var tagPostings: [[UInt8]: Set<String>] = [:]
 
     /// Records `item` under each of its attributes.
     mutating func insert(_ item: String, attributes: [String: String]) {
@@ -41,6 +43,29 @@ struct AttributeIndex: Sendable {
         for set in sets.dropFirst() where !result.isEmpty {
             result.formIntersection(set)
         }
+        return result
+    }
+
+    // MARK: - Tags
+
+    mutating func insert(_ item: String, tags: [[UInt8]]) {
+        for tag in tags { tagPostings[tag, default: []].insert(item) }
+    }
+
+    mutating func remove(_ item: String, tags: [[UInt8]]) {
+        for tag in tags {
+            tagPostings[tag]?.remove(item)
+            if tagPostings[tag]?.isEmpty == true { tagPostings[tag] = nil }
+        }
+    }
+
+    /// The items carrying every tag; `nil` for no tags (everything matches).
+    func candidates(forTags tags: [[UInt8]]) -> Set<String>? {
+        guard !tags.isEmpty else { return nil }
+        var sets = tags.map { tagPostings[$0] ?? [] }
+        sets.sort { $0.count < $1.count }
+        var result = sets[0]
+        for set in sets.dropFirst() where !result.isEmpty { result.formIntersection(set) }
         return result
     }
 }

@@ -1,32 +1,65 @@
 // SPDX-License-Identifier: Apache-2.0
-// One collection's items, index and secrets; a plain value owned by the SecretStore actor.
+// One collection's items, indexes, keys and file; a value owned by the SecretStore actor.
 
+import SecretCrypto
 import SecretServiceProtocol
 
-/// One stored item.
-struct StoredItem: Sendable {
+/// One stored item. Its secret is always sealed; its metadata is in clear only while the collection is unlocked.
+struct StoredItem {
     var id: String
     /// Creation order within the collection; breaks ties between items modified in the same second.
     var sequence: UInt64
-    var label: String
-    var attributes: [String: String]
-    var created: UInt64
-    var modified: UInt64
-    var secret: SealedSecret
+    /// `nil` while a persistent collection is locked.
+    var meta: ItemMeta?
+    /// The metadata as sealed in the file (persistent collections only).
+    var sealedMeta: SealedBlob?
+    var secret: SealedBlob
+    /// Attribute tags, for searching while locked (persistent collections only).
+    var tags: [[UInt8]]
+
+    var modified: UInt64 { meta?.modified ?? 0 }
 }
 
-/// A collection: its metadata, items, attribute index and vault.
-struct CollectionState: Sendable {
+/// The file side of a persistent collection.
+struct CollectionFile {
+    let path: String
+    var header: FileHeader
+    let indexKey: SecretBytes
+    var keyWrap: KeyWrap
+    /// Open while unlocked; appends go through it.
+    var writer: JournalWriter?
+    /// Records in the file, to decide when compaction pays.
+    var recordCount: Int
+}
+
+/// A collection: its metadata, items, indexes and, while unlocked, its keys.
+struct CollectionState {
     var id: String
     var label: String
     var created: UInt64
     var modified: UInt64
     var isLocked = false
-    var isInMemory: Bool
     var items: [String: StoredItem] = [:]
     var nextSequence: UInt64 = 1
+    /// Clear attribute index; empty while locked.
     var index = AttributeIndex()
-    let vault = SecretVault()
+    /// Tag index of persistent collections, valid locked or not.
+    var tagIndex = AttributeIndex()
+    /// Present while unlocked (always, for in-memory collections).
+    var vault: SecretVault?
+    var keys: CollectionKeys?
+    var file: CollectionFile?
+
+    var isInMemory: Bool { file == nil }
+
+    init(id: String, label: String, created: UInt64, modified: UInt64, vault: SecretVault?, file: CollectionFile?) {
+        self.id = id
+        self.label = label
+        self.created = created
+        self.modified = modified
+        self.vault = vault
+        self.file = file
+    }
 
     func info() -> CollectionInfo {
         CollectionInfo(id: id, label: label, created: created, modified: modified, isLocked: isLocked,
@@ -34,19 +67,22 @@ struct CollectionState: Sendable {
     }
 
     func info(of item: StoredItem) -> ItemInfo {
-        ItemInfo(collection: id, id: item.id, label: item.label, attributes: item.attributes,
-                 contentType: item.secret.contentType, created: item.created, modified: item.modified,
-                 isLocked: isLocked)
+        ItemInfo(collection: id, id: item.id, label: item.meta?.label ?? "", attributes: item.meta?.attributes ?? [:],
+                 contentType: item.meta?.contentType ?? "", created: item.meta?.created ?? 0,
+                 modified: item.meta?.modified ?? 0, isLocked: isLocked)
     }
 
-    /// Items matching every pair of `query`, newest `Modified` first (ties: newest created first).
+    /// Items matching every pair of `query`, newest `Modified` first (ties: newest created first). A locked
+    /// persistent collection answers from its attribute tags.
     func matches(_ query: [String: String]) -> [StoredItem] {
-        let found: [StoredItem]
-        if let candidates = index.candidates(for: query) {
-            found = candidates.compactMap { items[$0] }
+        let candidates: Set<String>?
+        if vault == nil, let file {
+            let tags = AttributeTags.tags(for: query, indexKey: file.indexKey)
+            candidates = tagIndex.candidates(forTags: tags)
         } else {
-            found = Array(items.values)
+            candidates = index.candidates(for: query)
         }
+        let found = candidates.map { $0.compactMap { items[$0] } } ?? Array(items.values)
         return found.sorted(by: Self.newestFirst)
     }
 
@@ -54,24 +90,22 @@ struct CollectionState: Sendable {
         a.modified != b.modified ? a.modified > b.modified : a.sequence > b.sequence
     }
 
-    /// The identity bound into an item's sealed secret.
-    func binding(_ item: String) -> String { id + "/" + item }
-
     mutating func insert(_ item: StoredItem) {
+        if let old = items[item.id] { unindex(old) }
         items[item.id] = item
-        index.insert(item.id, attributes: item.attributes)
+        if let meta = item.meta { index.insert(item.id, attributes: meta.attributes) }
+        tagIndex.insert(item.id, tags: item.tags)
     }
 
+    @discardableResult
     mutating func remove(_ itemID: String) -> StoredItem? {
         guard let item = items.removeValue(forKey: itemID) else { return nil }
-        index.remove(itemID, attributes: item.attributes)
+        unindex(item)
         return item
     }
 
-    mutating func replaceAttributes(of itemID: String, with attributes: [String: String]) {
-        guard let old = items[itemID]?.attributes else { return }
-        index.remove(itemID, attributes: old)
-        items[itemID]?.attributes = attributes
-        index.insert(itemID, attributes: attributes)
+    private mutating func unindex(_ item: StoredItem) {
+        if let meta = item.meta { index.remove(item.id, attributes: meta.attributes) }
+        tagIndex.remove(item.id, tags: item.tags)
     }
 }

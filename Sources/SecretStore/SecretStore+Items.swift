@@ -13,7 +13,7 @@ extension SecretStore {
         try state(of: collection).items.values.sorted { $0.sequence < $1.sequence }.map(\.id)
     }
 
-    /// A snapshot of one item.
+    /// A snapshot of one item. While a persistent collection is locked its label and attributes are unknown (empty).
     /// - Throws: ``SecretServiceError/noSuchObject(_:)``.
     public func itemInfo(collection: String, item: String) throws(SecretServiceError) -> ItemInfo {
         let state = try state(of: collection)
@@ -30,9 +30,11 @@ extension SecretStore {
     /// - Throws: `noSuchObject`, `isLocked`, `failed`.
     public func secret(collection: String, item: String) throws(SecretServiceError) -> StoredSecret {
         let state = try unlockedState(of: collection)
-        guard let stored = state.items[item] else { throw .noSuchObject("no such item") }
+        guard let stored = state.items[item], let vault = state.vault, let meta = stored.meta else {
+            throw .noSuchObject("no such item")
+        }
         do {
-            return try state.vault.open(stored.secret, binding: state.binding(item))
+            return StoredSecret(value: try vault.openSecret(stored.secret, item: item), contentType: meta.contentType)
         } catch {
             throw .failed("the stored secret could not be decrypted")
         }
@@ -66,99 +68,105 @@ extension SecretStore {
     /// - Throws: `noSuchObject`, `isLocked`, `limitsExceeded`, `invalidArgs`, `failed`.
     public func createItem(in collection: String, label: String, attributes: [String: String],
                            secret: StoredSecret, replace: Bool) throws(SecretServiceError) -> (id: String, created: Bool) {
-        try checkItem(label: label, attributes: attributes, secret: secret)
-        var state = try unlockedState(of: collection)
+        try limits.check(label: label)
+        try limits.check(attributes: attributes)
+        try limits.check(secretByteCount: secret.value.count, contentType: secret.contentType)
+        let state = try unlockedState(of: collection)
         let now = clock.now()
-        if replace, let existing = state.matches(attributes).first {
-            let sealed = try seal(secret, in: state, item: existing.id)
-            state.replaceAttributes(of: existing.id, with: attributes)
-            state.items[existing.id]?.label = label
-            state.items[existing.id]?.secret = sealed
-            state.items[existing.id]?.modified = now
-            state.modified = now
-            collections[collection] = state
+        if replace, let existing = state.matches(attributes).first, let old = existing.meta {
+            let meta = ItemMeta(label: label, attributes: attributes, contentType: secret.contentType,
+                                created: old.created, modified: now)
+            try write(existing, meta: meta, secret: secret.value, in: state)
             eventSink.yield(.itemChanged(collection: collection, item: existing.id, [.label, .attributes, .modified]))
             eventSink.yield(.collectionChanged(collection, [.modified]))
             return (existing.id, false)
         }
         let sequence = state.nextSequence
-        let id = String(sequence)
-        let item = StoredItem(id: id, sequence: sequence, label: label, attributes: attributes, created: now,
-                              modified: now, secret: try seal(secret, in: state, item: id))
-        state.nextSequence += 1
-        state.insert(item)
-        state.modified = now
-        collections[collection] = state
-        eventSink.yield(.itemCreated(collection: collection, item: id))
+        let item = StoredItem(id: String(sequence), sequence: sequence, meta: nil, sealedMeta: nil,
+                              secret: SealedBlob(nonce: [], sealed: []), tags: [])
+        let meta = ItemMeta(label: label, attributes: attributes, contentType: secret.contentType, created: now,
+                            modified: now)
+        try write(item, meta: meta, secret: secret.value, in: state)
+        collections[collection]?.nextSequence = sequence + 1
+        eventSink.yield(.itemCreated(collection: collection, item: item.id))
         eventSink.yield(.collectionChanged(collection, [.items, .modified]))
-        return (id, true)
+        return (item.id, true)
     }
 
     /// Deletes an item.
-    /// - Throws: `noSuchObject`, `isLocked`.
+    /// - Throws: `noSuchObject`, `isLocked`, `failed`.
     public func deleteItem(collection: String, item: String) throws(SecretServiceError) {
-        try unlockedState(of: collection)
-        guard collections[collection]?.remove(item) != nil else { throw .noSuchObject("no such item") }
-        touch(collection)
+        let state = try unlockedState(of: collection)
+        guard state.items[item] != nil else { throw .noSuchObject("no such item") }
+        try persist(.delete(itemID: item), in: state)
+        collections[collection]?.remove(item)
+        collections[collection]?.modified = clock.now()
         eventSink.yield(.itemDeleted(collection: collection, item: item))
         eventSink.yield(.collectionChanged(collection, [.items, .modified]))
     }
 
     /// Renames an item.
-    /// - Throws: `noSuchObject`, `isLocked`, `limitsExceeded`.
+    /// - Throws: `noSuchObject`, `isLocked`, `limitsExceeded`, `failed`.
     public func setLabel(collection: String, item: String, to label: String) throws(SecretServiceError) {
         try limits.check(label: label)
-        try modifyItem(collection: collection, item: item, changed: .label) { $0.label = label }
+        try modify(collection: collection, item: item, changed: .label) { meta, _ in meta.label = label }
     }
 
     /// Replaces an item's attributes.
-    /// - Throws: `noSuchObject`, `isLocked`, `limitsExceeded`, `invalidArgs`.
-    public func setAttributes(collection: String, item: String, to attributes: [String: String]) throws(SecretServiceError) {
+    /// - Throws: `noSuchObject`, `isLocked`, `limitsExceeded`, `invalidArgs`, `failed`.
+    public func setAttributes(collection: String, item: String, to attributes: [String: String])
+        throws(SecretServiceError) {
         try limits.check(attributes: attributes)
-        try unlockedState(of: collection)
-        guard collections[collection]?.items[item] != nil else { throw .noSuchObject("no such item") }
-        collections[collection]?.replaceAttributes(of: item, with: attributes)
-        try modifyItem(collection: collection, item: item, changed: .attributes) { _ in }
+        try modify(collection: collection, item: item, changed: .attributes) { meta, _ in meta.attributes = attributes }
     }
 
     /// Replaces an item's secret and content type.
     /// - Throws: `noSuchObject`, `isLocked`, `limitsExceeded`, `failed`.
     public func setSecret(collection: String, item: String, to secret: StoredSecret) throws(SecretServiceError) {
         try limits.check(secretByteCount: secret.value.count, contentType: secret.contentType)
-        let state = try unlockedState(of: collection)
-        guard state.items[item] != nil else { throw .noSuchObject("no such item") }
-        let sealed = try seal(secret, in: state, item: item)
-        try modifyItem(collection: collection, item: item, changed: nil) { $0.secret = sealed }
+        try modify(collection: collection, item: item, changed: nil) { meta, value in
+            meta.contentType = secret.contentType
+            value = secret.value
+        }
     }
 
     // MARK: - Helpers
 
-    private func modifyItem(collection: String, item: String, changed: ItemProperty?,
-                            _ change: (inout StoredItem) -> Void) throws(SecretServiceError) {
-        try unlockedState(of: collection)
-        guard var stored = collections[collection]?.items[item] else { throw .noSuchObject("no such item") }
-        change(&stored)
-        let now = clock.now()
-        stored.modified = now
-        collections[collection]?.items[item] = stored
-        collections[collection]?.modified = now
+    private func modify(collection: String, item: String, changed: ItemProperty?,
+                        _ change: (inout ItemMeta, inout SecretBytes?) -> Void) throws(SecretServiceError) {
+        let state = try unlockedState(of: collection)
+        guard let stored = state.items[item], var meta = stored.meta else { throw .noSuchObject("no such item") }
+        var value: SecretBytes?
+        change(&meta, &value)
+        meta.modified = clock.now()
+        try write(stored, meta: meta, secret: value, in: state)
         var properties: Set<ItemProperty> = [.modified]
         if let changed { properties.insert(changed) }
         eventSink.yield(.itemChanged(collection: collection, item: item, properties))
         eventSink.yield(.collectionChanged(collection, [.modified]))
     }
 
-    private func checkItem(label: String, attributes: [String: String], secret: StoredSecret) throws(SecretServiceError) {
-        try limits.check(label: label)
-        try limits.check(attributes: attributes)
-        try limits.check(secretByteCount: secret.value.count, contentType: secret.contentType)
-    }
-
-    private func seal(_ secret: StoredSecret, in state: CollectionState, item: String) throws(SecretServiceError) -> SealedSecret {
+    /// Seals the item's new metadata (and secret, when given), writes it to the collection's file first when it has
+    /// one, then updates memory. A failed write leaves memory unchanged.
+    private func write(_ item: StoredItem, meta: ItemMeta, secret: SecretBytes?, in state: CollectionState)
+        throws(SecretServiceError) {
+        guard let vault = state.vault else { throw .isLocked("the collection is locked") }
+        var updated = item
+        updated.meta = meta
         do {
-            return try state.vault.seal(secret, binding: state.binding(item))
+            if let secret { updated.secret = try vault.sealSecret(secret, item: item.id) }
+            if let file = state.file {
+                updated.sealedMeta = try vault.sealMeta(meta, item: item.id)
+                updated.tags = AttributeTags.tags(for: meta.attributes, indexKey: file.indexKey)
+            }
         } catch {
-            throw .failed("the secret could not be sealed")
+            throw .failed("the item could not be encrypted")
         }
+        if let sealedMeta = updated.sealedMeta {
+            try persist(.item(ItemRecord(id: updated.id, sequence: updated.sequence, tags: updated.tags,
+                                         meta: sealedMeta, secret: updated.secret)), in: state)
+        }
+        collections[state.id]?.insert(updated)
+        collections[state.id]?.modified = meta.modified
     }
 }

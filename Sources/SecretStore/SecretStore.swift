@@ -2,7 +2,7 @@
 // The single owner of all provider state: collections, items, aliases and lock state.
 
 public import SecretServiceProtocol
-import SecretCrypto
+public import SecretCrypto
 
 /// Owns every collection, item and alias. All state changes go through this actor, one at a time, and each
 /// change is announced on ``events`` in the order it happened.
@@ -14,14 +14,28 @@ public actor SecretStore {
     let clock: StoreClock
     var collections: [String: CollectionState] = [:]
     var aliases: [String: String] = [:]
+    /// Where persistent collections live; `nil` keeps everything in memory.
+    let directory: String?
+    var ledger: GenerationLedger?
+    /// Collections whose files failed to open, with the reason; never written to.
+    var unavailable: [String: String] = [:]
+    /// Whether new collections can be kept in files.
+    public nonisolated var keepsFiles: Bool { directory != nil }
+    /// Argon2id cost for new passwords.
+    let keyDerivation: Argon2idParameters
 
     /// - Parameters:
     ///   - limits: size limits enforced on every write.
     ///   - clock: the source of Created/Modified times.
-    public init(limits: ItemLimits = .default, clock: StoreClock = .system) {
+    ///   - directory: where collection files live (created 0700 on first use); `nil` for memory only.
+    ///   - keyDerivation: Argon2id parameters for new passwords.
+    public init(limits: ItemLimits = .default, clock: StoreClock = .system, directory: String? = nil,
+                keyDerivation: Argon2idParameters = .default) {
         (events, eventSink) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
         self.limits = limits
         self.clock = clock
+        self.directory = directory
+        self.keyDerivation = keyDerivation
     }
 
     deinit { eventSink.finish() }
@@ -60,8 +74,10 @@ public actor SecretStore {
             id = "\(base)_\(counter)"
             counter += 1
         }
+        guard inMemory else { throw .invalidArgs("a persistent collection needs a password") }
         let now = clock.now()
-        collections[id] = CollectionState(id: id, label: label, created: now, modified: now, isInMemory: inMemory)
+        collections[id] = CollectionState(id: id, label: label, created: now, modified: now,
+                                          vault: .ephemeral(collectionID: id), file: nil)
         eventSink.yield(.collectionCreated(id))
         eventSink.yield(.collectionsListChanged)
         if !alias.isEmpty { try setAlias(alias, to: id) }
@@ -71,7 +87,9 @@ public actor SecretStore {
     /// Deletes a collection and every item in it; aliases pointing at it are removed.
     /// - Throws: ``SecretServiceError/noSuchObject(_:)``.
     public func deleteCollection(_ id: String) throws(SecretServiceError) {
-        guard collections.removeValue(forKey: id) != nil else { throw .noSuchObject("no such collection") }
+        let state = try state(of: id)
+        if let file = state.file { try removeFile(file, of: id) }
+        collections[id] = nil
         for (name, target) in aliases where target == id { aliases[name] = nil }
         eventSink.yield(.collectionDeleted(id))
         eventSink.yield(.collectionsListChanged)
@@ -81,26 +99,43 @@ public actor SecretStore {
     /// - Throws: `noSuchObject`, `isLocked`, `limitsExceeded`.
     public func setLabel(ofCollection id: String, to label: String) throws(SecretServiceError) {
         try limits.check(label: label)
-        try unlockedState(of: id)
-        guard collections[id]?.label != label else { return }
+        let state = try unlockedState(of: id)
+        guard state.label != label else { return }
+        let now = clock.now()
+        try persist(.collection(label: label, modified: now), in: state)
         collections[id]?.label = label
-        touch(id)
+        collections[id]?.modified = now
         eventSink.yield(.collectionChanged(id, [.label, .modified]))
     }
 
-    /// Locks or unlocks a collection.
+    /// Locks a collection: a persistent one forgets its keys and clear metadata (secure memory is zeroed); an
+    /// in-memory one only refuses access, since its secrets exist nowhere else. Unlocking an in-memory collection
+    /// needs no password; a persistent one is unlocked with ``unlock(_:password:)``.
     /// - Returns: whether the state changed.
-    /// - Throws: ``SecretServiceError/noSuchObject(_:)``.
+    /// - Throws: `noSuchObject`; `isLocked` when asked to unlock a persistent collection without its password.
     @discardableResult
     public func setLocked(_ id: String, _ locked: Bool) throws(SecretServiceError) -> Bool {
-        let state = try state(of: id)
+        var state = try state(of: id)
         guard state.isLocked != locked else { return false }
-        collections[id]?.isLocked = locked
-        eventSink.yield(.collectionChanged(id, [.locked]))
-        for itemID in state.items.keys.sorted() {
-            eventSink.yield(.itemChanged(collection: id, item: itemID, [.locked]))
+        if !locked, state.file != nil { throw .isLocked("this collection is unlocked with its password") }
+        state.isLocked = locked
+        if locked, state.file != nil {
+            state.vault = nil
+            state.keys = nil
+            state.file?.writer = nil
+            state.index = AttributeIndex()
+            for itemID in state.items.keys { state.items[itemID]?.meta = nil }
         }
+        collections[id] = state
+        announceLockChange(of: state, changed: state.file != nil ? [.locked, .label, .attributes] : [.locked])
         return true
+    }
+
+    func announceLockChange(of state: CollectionState, changed: Set<ItemProperty>) {
+        eventSink.yield(.collectionChanged(state.id, [.locked]))
+        for itemID in state.items.keys.sorted() {
+            eventSink.yield(.itemChanged(collection: state.id, item: itemID, changed))
+        }
     }
 
     // MARK: - Aliases
@@ -114,12 +149,15 @@ public actor SecretStore {
     /// - Throws: `invalidArgs` for a malformed name, `noSuchObject` for an unknown collection.
     public func setAlias(_ name: String, to collection: String?) throws(SecretServiceError) {
         try Self.checkAliasName(name)
-        guard let collection else {
-            aliases[name] = nil
-            return
-        }
-        _ = try state(of: collection)
+        if let collection { _ = try state(of: collection) }
+        let previous = aliases[name]
         aliases[name] = collection
+        do {
+            try saveAliases()
+        } catch {
+            aliases[name] = previous
+            throw .failed("the alias could not be saved: \(error)")
+        }
     }
 
     /// Every alias that names an existing collection, sorted.

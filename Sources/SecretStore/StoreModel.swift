@@ -31,6 +31,12 @@ public struct ItemRef: Sendable, Hashable {
     public var collection: String
     public var item: String
     public var isLocked: Bool
+
+    public init(collection: String, item: String, isLocked: Bool) {
+        self.collection = collection
+        self.item = item
+        self.isLocked = isLocked
+    }
 }
 
 /// A secret value with its content type. The value lives in libgcrypt secure memory.

@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: Apache-2.0
+// The key hierarchy of a persistent collection: password-wrapped master key and the keys derived from it.
+
+import SecretCrypto
+
+/// Keys of an unlocked collection, all in secure memory. Dropping the value releases (and zeroes) them.
+struct CollectionKeys: Sendable {
+    let master: SecretBytes
+    let data: SecretBytes
+    let authentication: SecretBytes
+
+    /// Derives the data and authentication keys from the master key, separated by HKDF labels.
+    init(master: SecretBytes, collectionID: String) throws {
+        self.master = master
+        let salt = Array(collectionID.utf8)
+        data = try HKDF.sha256(inputKeyMaterial: master, salt: salt, info: Array("coffer/1 data".utf8),
+                               outputByteCount: 32)
+        authentication = try HKDF.sha256(inputKeyMaterial: master, salt: salt, info: Array("coffer/1 file".utf8),
+                                         outputByteCount: 32)
+    }
+
+    /// A fresh random master key.
+    static func newMaster() -> SecretBytes { SecureRandom.secretBytes(count: 32) }
+}
+
+/// Wrapping and unwrapping the master key with a password.
+enum KeyWrapping {
+    /// The key-encryption key for `password`: Argon2id over `0x01 ‖ password` (libgcrypt refuses an empty input).
+    /// Slow by design (about 0.3 s with the default parameters); call it outside the store actor.
+    static func keyEncryptionKey(password: SecretBytes, salt: [UInt8], parameters: Argon2idParameters) throws
+        -> SecretBytes {
+        let input = SecretBytes(count: password.count + 1)
+        input.withUnsafeMutableBytes { out in
+            out[0] = 1
+            password.withUnsafeBytes { out.baseAddress!.advanced(by: 1).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+        }
+        return try Argon2id.deriveKey(password: input, salt: salt, parameters: parameters, outputByteCount: 32)
+    }
+
+    static func associatedData(collectionID: String, parameters: Argon2idParameters, salt: [UInt8]) -> [UInt8] {
+        var writer = ByteWriter()
+        writer.raw(Array("coffer/1 wrap".utf8))
+        writer.string(collectionID)
+        writer.u32(parameters.iterations)
+        writer.u32(parameters.memoryKiB)
+        writer.u32(parameters.parallelism)
+        writer.raw(salt)
+        return writer.bytes
+    }
+
+    /// Wraps `master` under `kek`.
+    static func wrap(master: SecretBytes, kek: SecretBytes, collectionID: String, parameters: Argon2idParameters,
+                     salt: [UInt8]) throws -> KeyWrap {
+        let nonce = SecureRandom.bytes(count: FileRecord.nonceSize)
+        let sealed = try AES256GCM.seal(master, key: kek, nonce: nonce,
+                                        associatedData: associatedData(collectionID: collectionID,
+                                                                       parameters: parameters, salt: salt))
+        return KeyWrap(parameters: parameters, salt: salt, nonce: nonce, wrappedKey: sealed)
+    }
+
+    /// The master key, or `nil` when `kek` is wrong (the password was wrong).
+    static func unwrap(_ wrap: KeyWrap, kek: SecretBytes, collectionID: String) -> SecretBytes? {
+        try? AES256GCM.open(wrap.wrappedKey, key: kek, nonce: wrap.nonce,
+                            associatedData: associatedData(collectionID: collectionID, parameters: wrap.parameters,
+                                                           salt: wrap.salt))
+    }
+}
+
+/// Attribute tags: the keyed hashes that let a locked collection answer searches.
+enum AttributeTags {
+    /// The 16-byte tag of one attribute pair: HMAC-SHA256(index key, name ‖ 0 ‖ value), truncated.
+    static func tag(name: String, value: String, indexKey: SecretBytes) -> [UInt8] {
+        var message = Array(name.utf8)
+        message.append(0)
+        message += value.utf8
+        let mac = (try? HMACSHA256.authenticationCode(for: message, key: indexKey)) ?? []
+        return Array(mac.prefix(FileRecord.tagSize))
+    }
+
+    static func tags(for attributes: [String: String], indexKey: SecretBytes) -> [[UInt8]] {
+        attributes.map { tag(name: $0.key, value: $0.value, indexKey: indexKey) }.sorted { $0.lexicographicallyPrecedes($1) }
+    }
+}

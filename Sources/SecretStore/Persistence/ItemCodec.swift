@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: Apache-2.0
+// Sealing and opening item metadata and secrets with a collection's data key.
+
+import SecretCrypto
+
+/// An item's descriptive data, encrypted in files and held in clear in memory while unlocked.
+struct ItemMeta: Sendable, Equatable {
+    var label: String
+    var attributes: [String: String]
+    var contentType: String
+    var created: UInt64
+    var modified: UInt64
+
+    func encode() -> [UInt8] {
+        var writer = ByteWriter()
+        writer.string(label)
+        writer.u16(UInt16(attributes.count))
+        for (name, value) in attributes.sorted(by: { $0.key < $1.key }) {
+            writer.string(name)
+            writer.string(value)
+        }
+        writer.string(contentType)
+        writer.u64(created)
+        writer.u64(modified)
+        return writer.bytes
+    }
+
+    static func decode(_ bytes: [UInt8]) throws(FormatError) -> ItemMeta {
+        var reader = ByteReader(bytes[...])
+        let label = try reader.string()
+        var attributes: [String: String] = [:]
+        for _ in 0..<Int(try reader.u16()) {
+            let name = try reader.string()
+            attributes[name] = try reader.string()
+        }
+        let meta = ItemMeta(label: label, attributes: attributes, contentType: try reader.string(),
+                            created: try reader.u64(), modified: try reader.u64())
+        guard reader.isAtEnd else { throw FormatError("trailing bytes in item metadata") }
+        return meta
+    }
+}
+
+/// Seals item metadata and secrets under one collection's data key. The associated data binds each ciphertext to
+/// its kind, collection and item, so none can be replayed elsewhere.
+struct SecretVault: Sendable {
+    private let key: SecretBytes
+    let collectionID: String
+
+    init(key: SecretBytes, collectionID: String) {
+        self.key = key
+        self.collectionID = collectionID
+    }
+
+    /// A vault with a random key, for collections that live only in memory.
+    static func ephemeral(collectionID: String) -> SecretVault {
+        SecretVault(key: SecureRandom.secretBytes(count: 32), collectionID: collectionID)
+    }
+
+    private func associatedData(_ kind: String, _ item: String) -> [UInt8] {
+        var writer = ByteWriter()
+        writer.raw(Array("coffer/1 \(kind)".utf8))
+        writer.string(collectionID)
+        writer.string(item)
+        return writer.bytes
+    }
+
+    func sealSecret(_ value: SecretBytes, item: String) throws -> SealedBlob {
+        let nonce = SecureRandom.bytes(count: FileRecord.nonceSize)
+        return SealedBlob(nonce: nonce, sealed: try AES256GCM.seal(value, key: key, nonce: nonce,
+                                                                   associatedData: associatedData("secret", item)))
+    }
+
+    func openSecret(_ blob: SealedBlob, item: String) throws -> SecretBytes {
+        try AES256GCM.open(blob.sealed, key: key, nonce: blob.nonce, associatedData: associatedData("secret", item))
+    }
+
+    func sealMeta(_ meta: ItemMeta, item: String) throws -> SealedBlob {
+        let nonce = SecureRandom.bytes(count: FileRecord.nonceSize)
+        let plain = SecretBytes(copying: meta.encode())
+        return SealedBlob(nonce: nonce, sealed: try AES256GCM.seal(plain, key: key, nonce: nonce,
+                                                                   associatedData: associatedData("meta", item)))
+    }
+
+    func openMeta(_ blob: SealedBlob, item: String) throws -> ItemMeta {
+        let plain = try AES256GCM.open(blob.sealed, key: key, nonce: blob.nonce,
+                                       associatedData: associatedData("meta", item))
+        return try ItemMeta.decode(plain.copyBytes())
+    }
+}

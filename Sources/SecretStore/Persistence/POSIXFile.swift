@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: Apache-2.0
+// The few POSIX file operations durability needs: whole-file reads, appends, fsync, atomic replace.
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An I/O failure, with the path and the system's reason (never file contents).
+struct StorageError: Error, CustomStringConvertible {
+    let description: String
+
+    init(_ operation: String, _ path: String, errno code: Int32 = errno) {
+        description = "\(operation) \(path): \(String(cString: strerror(code)))"
+    }
+
+    init(message: String) { description = message }
+}
+
+/// The rename of an atomic replace happened, but syncing the directory failed.
+struct DirectorySyncError: Error, CustomStringConvertible {
+    let underlying: String
+    var description: String { underlying }
+}
+
+enum POSIXFile {
+    /// The whole file, or `nil` if it does not exist.
+    static func read(_ path: String) throws -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        if fd < 0 {
+            if errno == ENOENT { return nil }
+            throw StorageError("cannot open", path)
+        }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw StorageError("cannot read", path)
+            }
+            if count == 0 { break }
+            bytes += chunk[0..<count]
+        }
+        return bytes
+    }
+
+    /// Writes all of `bytes` to `fd`.
+    static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw StorageError("cannot write", path)
+            }
+            offset += written
+        }
+    }
+
+    static func sync(_ fd: Int32, path: String) throws {
+        guard fsync(fd) == 0 else { throw StorageError("cannot sync", path) }
+    }
+
+    /// Makes a rename or creation inside `directory` durable.
+    static func syncDirectory(_ directory: String) throws {
+        let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw StorageError("cannot open", directory) }
+        defer { close(fd) }
+        try sync(fd, path: directory)
+    }
+
+    /// Replaces `path` with `bytes` atomically: a temporary file is written and synced, renamed over `path`, and the
+    /// directory synced. A crash leaves the old file or the new one. Any error but ``DirectorySyncError`` means the
+    /// old file is still in place; that one means the new file is in place but its rename may not be durable yet.
+    static func replace(_ path: String, with bytes: [UInt8], directory: String) throws {
+        let temporary = path + ".tmp"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw StorageError("cannot create", temporary) }
+        do {
+            try writeAll(fd, bytes, path: temporary)
+            try sync(fd, path: temporary)
+            close(fd)
+        } catch {
+            close(fd)
+            unlink(temporary)
+            throw error
+        }
+        guard rename(temporary, path) == 0 else {
+            let code = errno
+            unlink(temporary)
+            throw StorageError("cannot rename over", path, errno: code)
+        }
+        do {
+            try syncDirectory(directory)
+        } catch {
+            throw DirectorySyncError(underlying: "\(error)")
+        }
+    }
+
+    /// Creates `directory` (and parents) with mode 0700 if missing, and tightens it to 0700.
+    static func ensureDirectory(_ directory: String) throws {
+        var prefix = ""
+        for component in directory.split(separator: "/") {
+            prefix += "/" + component
+            if mkdir(prefix, 0o700) != 0 && errno != EEXIST { throw StorageError("cannot create", prefix) }
+        }
+        guard chmod(directory, 0o700) == 0 else { throw StorageError("cannot set permissions on", directory) }
+    }
+}

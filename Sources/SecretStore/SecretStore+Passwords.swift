@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: Apache-2.0
+// Password-protected collections: create, unlock (with full verification of the file), change the password.
+
+public import SecretCrypto
+public import SecretServiceProtocol
+
+extension SecretStore {
+    // MARK: - Creating
+
+    /// Creates a collection kept in an encrypted file, protected by `password`, or returns the one `alias` names.
+    /// The key derivation (deliberately slow) runs outside the actor so other calls keep being served.
+    /// - Returns: the identifier, and whether a new collection was made.
+    /// - Throws: `failed` when there is no data directory or the file cannot be written; `invalidArgs`, `limitsExceeded`.
+    public nonisolated func createCollection(label: String, alias: String, password: SecretBytes,
+                                             preferredID: String? = nil) async throws(SecretServiceError)
+        -> (id: String, created: Bool) {
+        if !alias.isEmpty, let existing = await resolveAlias(alias) { return (existing, false) }
+        let salt = SecureRandom.bytes(count: 16)
+        let parameters = keyDerivation
+        let kek: SecretBytes
+        do {
+            kek = try KeyWrapping.keyEncryptionKey(password: password, salt: salt, parameters: parameters)
+        } catch {
+            throw .failed("the password could not be processed")
+        }
+        return try await installCollection(label: label, alias: alias, kek: kek, salt: salt, parameters: parameters,
+                                           preferredID: preferredID)
+    }
+
+    func installCollection(label: String, alias: String, kek: SecretBytes, salt: [UInt8],
+                           parameters: Argon2idParameters, preferredID: String?) throws(SecretServiceError)
+        -> (id: String, created: Bool) {
+        try limits.check(label: label)
+        if !alias.isEmpty {
+            try Self.checkAliasName(alias)
+            if let existing = resolveAlias(alias) { return (existing, false) }
+        }
+        guard let directory else { throw .failed("cofferd has no data directory for persistent collections") }
+        let base = preferredID ?? ObjectPathElement.derive(from: label, fallback: "collection")
+        var id = base
+        var counter = 1
+        while collections[id] != nil || unavailable[id] != nil || (try? POSIXFile.read(path(of: id)!)) != nil {
+            id = "\(base)_\(counter)"
+            counter += 1
+        }
+        let now = clock.now()
+        let path = path(of: id)!
+        do {
+            let keys = try CollectionKeys(master: CollectionKeys.newMaster(), collectionID: id)
+            let wrap = try KeyWrapping.wrap(master: keys.master, kek: kek, collectionID: id, parameters: parameters,
+                                            salt: salt)
+            let header = FileHeader(id: id, created: now, indexKey: SecureRandom.bytes(count: FileHeader.indexKeySize))
+            let records: [FileRecord] = [.keyWrap(wrap), .collection(label: label, modified: now)]
+            let (bytes, mac) = try Journal.encodeFile(header: header, records: records, firstSequence: 1,
+                                                      key: keys.authentication)
+            try POSIXFile.ensureDirectory(directory)
+            if ledger == nil { ledger = try GenerationLedger(directory: directory) }
+            do {
+                try POSIXFile.replace(path, with: bytes, directory: directory)
+            } catch let error as DirectorySyncError {
+                throw StorageError(message: "\(error)")
+            }
+            try ledger?.record(id, UInt64(records.count))
+            let file = CollectionFile(path: path, header: header, indexKey: SecretBytes(copying: header.indexKey),
+                                      keyWrap: wrap,
+                                      writer: try JournalWriter(path: path, lastMAC: mac,
+                                                                nextSequence: UInt64(records.count) + 1,
+                                                                length: bytes.count),
+                                      recordCount: records.count)
+            var state = CollectionState(id: id, label: label, created: now, modified: now,
+                                        vault: SecretVault(key: keys.data, collectionID: id), file: file)
+            state.keys = keys
+            collections[id] = state
+        } catch {
+            throw .failed("the collection could not be created: \(error)")
+        }
+        eventSink.yield(.collectionCreated(id))
+        eventSink.yield(.collectionsListChanged)
+        if !alias.isEmpty { try setAlias(alias, to: id) }
+        return (id, true)
+    }
+
+    // MARK: - Unlocking
+
+    /// Whether the collection is kept in a file and so needs its password to unlock.
+    public func needsPassword(_ id: String) throws(SecretServiceError) -> Bool {
+        try state(of: id).file != nil
+    }
+
+    /// Unlocks a persistent collection with its password, verifying the whole file on the way.
+    /// - Returns: `false` when the password is wrong (nothing changes).
+    /// - Throws: `noSuchObject` (also when the file fails verification: the collection is then taken out of service
+    ///   and its file left untouched), `failed`.
+    public nonisolated func unlock(_ id: String, password: SecretBytes) async throws(SecretServiceError) -> Bool {
+        let wrap = try await keyWrap(of: id)
+        let kek: SecretBytes
+        do {
+            kek = try KeyWrapping.keyEncryptionKey(password: password, salt: wrap.salt, parameters: wrap.parameters)
+        } catch {
+            throw .failed("the password could not be processed")
+        }
+        return try await finishUnlock(id, kek: kek)
+    }
+
+    func keyWrap(of id: String) throws(SecretServiceError) -> KeyWrap {
+        guard let wrap = try state(of: id).file?.keyWrap else { throw .invalidArgs("the collection has no password") }
+        return wrap
+    }
+
+    func finishUnlock(_ id: String, kek: SecretBytes) throws(SecretServiceError) -> Bool {
+        let current = try state(of: id)
+        guard let file = current.file else { return true }
+        guard current.isLocked else { return true }
+        guard let master = KeyWrapping.unwrap(file.keyWrap, kek: kek, collectionID: id) else { return false }
+        do {
+            var state = try verifiedState(of: id, path: file.path, master: master)
+            state.isLocked = false
+            collections[id] = state
+            announceLockChange(of: state, changed: [.locked, .label, .attributes, .modified])
+            return true
+        } catch {
+            markUnavailable(id, reason: "\(error)")
+            throw .noSuchObject("the collection's file failed verification and was taken out of service")
+        }
+    }
+
+    /// Re-reads the file, checks every record's MAC and the generation, and decrypts all item metadata.
+    func verifiedState(of id: String, path: String, master: SecretBytes) throws -> CollectionState {
+        let keys = try CollectionKeys(master: master, collectionID: id)
+        guard let bytes = try POSIXFile.read(path) else { throw StorageError(message: "the file vanished") }
+        let parsed = try Journal.parse(bytes)
+        guard parsed.header.id == id else { throw FormatError("the file belongs to another collection") }
+        guard let lastMAC = try Journal.verify(parsed, key: keys.authentication) else {
+            throw FormatError("the file failed authentication: it was altered")
+        }
+        try checkGeneration(parsed, id: id)
+        var state = try loadLocked(path: path, expectedID: id)
+        let vault = SecretVault(key: keys.data, collectionID: id)
+        for (itemID, item) in state.items {
+            guard let sealed = item.sealedMeta else { continue }
+            var opened = item
+            opened.meta = try vault.openMeta(sealed, item: itemID)
+            state.insert(opened)
+            state.modified = max(state.modified, opened.modified)
+        }
+        state.vault = vault
+        state.keys = keys
+        state.file?.writer = try JournalWriter(path: path, lastMAC: lastMAC, nextSequence: parsed.lastSequence + 1,
+                                               length: parsed.validLength)
+        return state
+    }
+
+    // MARK: - Changing the password
+
+    /// Re-wraps the master key under a new password; no item is re-encrypted.
+    /// - Returns: `false` when `old` is wrong.
+    public nonisolated func changePassword(of id: String, from old: SecretBytes, to new: SecretBytes) async
+        throws(SecretServiceError) -> Bool {
+        let wrap = try await keyWrap(of: id)
+        let salt = SecureRandom.bytes(count: 16)
+        let parameters = keyDerivation
+        let oldKEK: SecretBytes
+        let newKEK: SecretBytes
+        do {
+            oldKEK = try KeyWrapping.keyEncryptionKey(password: old, salt: wrap.salt, parameters: wrap.parameters)
+            newKEK = try KeyWrapping.keyEncryptionKey(password: new, salt: salt, parameters: parameters)
+        } catch {
+            throw .failed("the password could not be processed")
+        }
+        return try await finishPasswordChange(id, oldKEK: oldKEK, newKEK: newKEK, salt: salt, parameters: parameters)
+    }
+
+    func finishPasswordChange(_ id: String, oldKEK: SecretBytes, newKEK: SecretBytes, salt: [UInt8],
+                              parameters: Argon2idParameters) throws(SecretServiceError) -> Bool {
+        let wasLocked = try state(of: id).isLocked
+        // Check the old password against the wrap itself: an unlocked collection would not ask for it otherwise.
+        guard KeyWrapping.unwrap(try keyWrap(of: id), kek: oldKEK, collectionID: id) != nil,
+              try finishUnlock(id, kek: oldKEK)
+        else { return false }
+        let state = try state(of: id)
+        guard let keys = state.keys else { throw .failed("the collection has no keys") }
+        let wrap: KeyWrap
+        do {
+            wrap = try KeyWrapping.wrap(master: keys.master, kek: newKEK, collectionID: id, parameters: parameters,
+                                        salt: salt)
+        } catch {
+            throw .failed("the new password could not be applied")
+        }
+        try persist(.keyWrap(wrap), in: state)
+        collections[id]?.file?.keyWrap = wrap
+        if wasLocked { try setLocked(id, true) }
+        return true
+    }
+}
