@@ -32,6 +32,9 @@ public protocol Prompter: Sendable {
 
 /// A prompter that answers every prompt the same way without asking anyone: for collections that have no
 /// password to ask for, headless use, and tests.
+///
+/// It deliberately does not conform to ``PasswordPrompter``: it has no password to give, so password-protected
+/// collections need a real prompter (``PinentryPrompter``) or, in tests, ``ScriptedPasswordPrompter``.
 public struct FixedPrompter: Prompter {
     public let answer: Bool
     public init(answer: Bool) { self.answer = answer }
