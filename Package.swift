@@ -65,7 +65,7 @@ let package = Package(
         // MARK: - Tests
         .target(
             name: "SecretServiceTestSupport",
-            dependencies: ["DBusTransport", "SecretServiceClient", "DBusWire", log],
+            dependencies: ["DBusTransport", "SecretServiceClient", "SecretServiceDaemon", "DBusWire", log, lifecycle],
             path: "Tests/SecretServiceTestSupport", swiftSettings: strict),
         .testTarget(name: "DBusWireTests", dependencies: ["DBusWire"], swiftSettings: strict),
         .testTarget(
@@ -76,7 +76,7 @@ let package = Package(
         .testTarget(name: "SecretStoreTests", dependencies: ["SecretStore", "SecretCrypto"], swiftSettings: strict),
         .testTarget(
             name: "SecretServiceDaemonTests",
-            dependencies: ["SecretServiceDaemon", "SecretServiceProtocol", "DBusWire", "SecretCrypto"],
+            dependencies: ["SecretServiceDaemon", "SecretServiceProtocol", "SecretStore", "DBusWire", "SecretCrypto", log],
             swiftSettings: strict),
         .testTarget(
             name: "SecretServiceIntegrationTests",

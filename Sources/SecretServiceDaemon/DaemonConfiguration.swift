@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Everything cofferd's command line can set.
 
+public import SecretCrypto
+
 /// How a daemon instance runs.
 public struct DaemonConfiguration: Sendable {
     /// The bus to serve on; `nil` means the session bus (`DBUS_SESSION_BUS_ADDRESS`).
@@ -11,13 +13,23 @@ public struct DaemonConfiguration: Sendable {
     public var prompter: any Prompter
     /// Per-client caps on sessions and prompts.
     public var clientLimits: ClientLimits
+    /// Where collection files live; `nil` keeps every collection in memory.
+    public var dataDirectory: String?
+    /// The login password given at start (`--unlock`): unlocks the `login` collection, creating it on first start.
+    public var loginPassword: SecretBytes?
+    /// Argon2id cost for new passwords.
+    public var keyDerivation: Argon2idParameters
 
     public init(busAddress: String? = nil, replace: Bool = false, prompter: any Prompter = FixedPrompter.autoAccept,
-                clientLimits: ClientLimits = .default) {
+                clientLimits: ClientLimits = .default, dataDirectory: String? = nil, loginPassword: SecretBytes? = nil,
+                keyDerivation: Argon2idParameters = .default) {
         self.busAddress = busAddress
         self.replace = replace
         self.prompter = prompter
         self.clientLimits = clientLimits
+        self.dataDirectory = dataDirectory
+        self.loginPassword = loginPassword
+        self.keyDerivation = keyDerivation
     }
 }
 

@@ -21,7 +21,8 @@ public final class SecretServiceDaemon: Service {
     public init(configuration: DaemonConfiguration, logger: Logger) {
         self.configuration = configuration
         self.logger = logger
-        self.store = SecretStore()
+        self.store = SecretStore(directory: configuration.dataDirectory,
+                                 keyDerivation: configuration.keyDerivation)
         (readiness, ready) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
     }
 
@@ -78,6 +79,7 @@ public final class SecretServiceDaemon: Service {
                     break loop
                 case .shutdown:
                     logger.info("shutting down")
+                    await router.dismissAllPrompts()
                     // Release the name first so new clients reach a successor while answers in flight go out.
                     try? await connection.releaseName(SecretServiceNames.busName)
                     break loop
@@ -129,13 +131,36 @@ public final class SecretServiceDaemon: Service {
         }
     }
 
-    /// The in-memory `session` collection, reachable as the `session` and (until file collections exist) the
-    /// `default` alias.
+    /// Loads the collection files, sets up the in-memory `session` collection, and applies `--unlock`: the login
+    /// password unlocks `login`, or creates it on first start. `default` points at `login` when it exists and at
+    /// nothing else was chosen; without files it points at `session`.
     private func bootstrapCollections() async throws {
-        let name = SecretServiceNames.sessionCollection
-        _ = try await store.createCollection(label: "Session", alias: name, inMemory: true, preferredID: name)
+        for problem in try await store.loadCollections() {
+            logger.error("collection file unavailable; it is left untouched",
+                         metadata: ["secret.collection": "\(problem.id)", "path": "\(problem.path)",
+                                    "reason": "\(problem.reason)"])
+        }
+        let session = SecretServiceNames.sessionCollection
+        _ = try await store.createCollection(label: "Session", alias: session, inMemory: true, preferredID: session)
+        let login = "login"
+        if let password = configuration.loginPassword {
+            if await store.collectionIDs().contains(login) {
+                if try await !store.unlock(login, password: password) {
+                    logger.error("the password given with --unlock does not unlock the login collection")
+                }
+            } else if await store.unavailableCollections().contains(where: { $0.id == login }) {
+                logger.error("the login collection's file is unavailable; not creating a new one over it")
+            } else {
+                _ = try await store.createCollection(label: "Login", alias: "", password: password, preferredID: login)
+                logger.info("created the login collection")
+            }
+        }
         if await store.resolveAlias(SecretServiceNames.defaultAlias) == nil {
-            try await store.setAlias(SecretServiceNames.defaultAlias, to: name)
+            if await store.collectionIDs().contains(login) {
+                try await store.setAlias(SecretServiceNames.defaultAlias, to: login)
+            } else if !store.keepsFiles {
+                try await store.setAlias(SecretServiceNames.defaultAlias, to: session)
+            }
         }
     }
 }

@@ -34,12 +34,34 @@ struct Cofferd: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Serve on this bus address instead of the session bus.", valueName: "address"))
     var address: String?
 
+    @Option(help: ArgumentHelp("Keep collection files here (default: $XDG_DATA_HOME/coffer).", valueName: "directory"))
+    var dataDir: String?
+
+    @Flag(help: "Keep every collection in memory only; nothing is written to disk.")
+    var memoryOnly = false
+
+    @Flag(help: "Read the login password from standard input and unlock the login collection with it, creating the collection on first start.")
+    var unlock = false
+
+    @Option(help: ArgumentHelp("The pinentry program that asks for passwords (any GnuPG pinentry: -gnome3, -qt, -curses, -tty).", valueName: "program"))
+    var pinentry = "pinentry"
+
+    @Option(help: ArgumentHelp("Dismiss a password prompt nobody answered after this many seconds.", valueName: "seconds"))
+    var promptTimeout = 300
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel = "info"
 
     func validate() throws {
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError("unknown log level '\(logLevel)'")
+        }
+        if memoryOnly && (dataDir != nil || unlock) {
+            throw ValidationError("--memory-only cannot be combined with --data-dir or --unlock")
+        }
+        guard promptTimeout > 0 else { throw ValidationError("--prompt-timeout must be positive") }
+        if let dataDir, !dataDir.hasPrefix("/") {
+            throw ValidationError("--data-dir must be an absolute path")
         }
     }
 
@@ -57,8 +79,19 @@ struct Cofferd: AsyncParsableCommand {
         } catch {
             Self.fail("cannot initialise secure memory: \(error)", status: ExitStatus.failure)
         }
+        let directory = memoryOnly ? nil : (dataDir ?? DataDirectory.standard)
+        if !memoryOnly && directory == nil {
+            Self.fail("no data directory: set HOME or XDG_DATA_HOME, or pass --data-dir", status: ExitStatus.failure)
+        }
+        let loginPassword = unlock ? LoginPassword.readFromStandardInput() : nil
         let daemon = SecretServiceDaemon(
-            configuration: DaemonConfiguration(busAddress: address, replace: replace), logger: logger)
+            configuration: DaemonConfiguration(
+                busAddress: address, replace: replace,
+                prompter: PinentryPrompter(
+                    configuration: .init(program: pinentry, timeout: .seconds(promptTimeout)),
+                    logger: Logger(label: "cofferd.pinentry")),
+                dataDirectory: directory, loginPassword: loginPassword),
+            logger: logger)
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
                 services: [.init(service: daemon, successTerminationBehavior: .gracefullyShutdownGroup)],

@@ -24,23 +24,18 @@ extension ServiceAdaptor {
         }
         guard !pending.isEmpty else { return HandlerResult([.objectPaths(unlocked), .objectPath(.root)]) }
 
-        let store = context.store
-        let prompter = context.prompter
         let requested = pending
+        let context = context
         let work = PromptWork(emptyResult: .objectPaths([])) { windowID in
-            var approved = Set<String>()
-            for (_, collection) in requested where !approved.contains(collection) {
-                guard let info = try? await store.collectionInfo(collection) else { continue }
-                let request = PromptRequest(kind: .unlock(collectionLabel: info.label), windowID: windowID,
-                                            caller: caller)
-                guard await prompter.approve(request), !Task.isCancelled else { return nil }
-                approved.insert(collection)
+            var unlocked = Set<String>()
+            for (_, collection) in requested where !unlocked.contains(collection) {
+                let done = await context.unlocks.unlock(collection) {
+                    await UnlockFlow(context: context).run(collection, windowID: windowID, caller: caller)
+                }
+                guard done, !Task.isCancelled else { return nil }
+                unlocked.insert(collection)
             }
-            var done: [ObjectPath] = []
-            for (path, collection) in requested where approved.contains(collection) {
-                if (try? await store.setLocked(collection, false)) != nil { done.append(path) }
-            }
-            return .objectPaths(done)
+            return .objectPaths(requested.map(\.path))
         }
         let prompt = try await context.clients.createPrompt(owner: caller, work: work)
         return HandlerResult([.objectPaths(unlocked), .objectPath(Paths.prompt(prompt))])

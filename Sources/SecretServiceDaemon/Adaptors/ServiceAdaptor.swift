@@ -3,6 +3,7 @@
 // The service object: sessions, collections, search, secrets in bulk, aliases.
 
 import DBusWire
+import Logging
 import SecretCrypto
 import SecretServiceProtocol
 import SecretStore
@@ -15,7 +16,8 @@ struct ServiceAdaptor {
         let args = Arguments(call)
         switch call.member {
         case "OpenSession": return try await openSession(algorithm: args.string(0), input: args.variant(1), caller: call.caller)
-        case "CreateCollection": return try await createCollection(properties: args.properties(0), alias: args.string(1))
+        case "CreateCollection":
+            return try await createCollection(properties: args.properties(0), alias: args.string(1), caller: call.caller)
         case "SearchItems": return await searchItems(try args.attributes(0))
         case "Unlock": return try await unlock(try args.objectPaths(0), caller: call.caller)
         case "Lock": return try await lock(try args.objectPaths(0))
@@ -60,18 +62,45 @@ struct ServiceAdaptor {
 
     // MARK: - Collections and search
 
-    private func createCollection(properties: [String: DBusValue], alias: String) async throws(SecretServiceError)
-        -> HandlerResult {
+    /// `CreateCollection`: returns an existing collection named by `alias` at once; otherwise, when the daemon keeps
+    /// files and can ask for passwords, a prompt asks for the new collection's password (twice) and creates it
+    /// encrypted; without either, the collection lives in memory and no prompt is needed.
+    private func createCollection(properties: [String: DBusValue], alias: String, caller: BusName)
+        async throws(SecretServiceError) -> HandlerResult {
         let labelValue = properties[SecretPropertyKeys.collectionLabel] ?? properties["Label"]
-        let label: String
+        var requestedLabel = ""
         if let labelValue {
             guard let text = labelValue.string else { throw .invalidArgs("the collection label must be a string") }
-            label = text
-        } else {
-            label = ""
+            requestedLabel = text
         }
-        let (id, _) = try await context.store.createCollection(label: label, alias: alias, inMemory: true)
-        return HandlerResult([.objectPath(Paths.collection(id)), .objectPath(.root)])
+        let label = requestedLabel
+        let store = context.store
+        if !alias.isEmpty, let existing = await store.resolveAlias(alias) {
+            return HandlerResult([.objectPath(Paths.collection(existing)), .objectPath(.root)])
+        }
+        guard store.keepsFiles, let prompter = context.prompter as? any PasswordPrompter else {
+            let (id, _) = try await store.createCollection(label: label, alias: alias, inMemory: true)
+            return HandlerResult([.objectPath(Paths.collection(id)), .objectPath(.root)])
+        }
+        let logger = context.logger
+        let work = PromptWork(emptyResult: .objectPath(.root)) { windowID in
+            let request = PasswordRequest(collectionLabel: label, windowID: windowID, caller: caller, attempt: 1,
+                                          errorText: nil)
+            guard let password = await prompter.newPassword(for: request), !Task.isCancelled else { return nil }
+            // The first collection made for the default alias becomes `login`, the name clients hard-code.
+            let existing = await store.collectionIDs()
+            let isFirstDefault = alias == SecretServiceNames.defaultAlias && !existing.contains("login")
+            do {
+                let (id, _) = try await store.createCollection(label: label, alias: alias, password: password,
+                                                               preferredID: isFirstDefault ? "login" : nil)
+                return .objectPath(Paths.collection(id))
+            } catch {
+                logger.error("the collection could not be created", metadata: ["error": "\(error)"])
+                return nil
+            }
+        }
+        let prompt = try await context.clients.createPrompt(owner: caller, work: work)
+        return HandlerResult([.objectPath(.root), .objectPath(Paths.prompt(prompt))])
     }
 
     private func searchItems(_ attributes: [String: String]) async -> HandlerResult {

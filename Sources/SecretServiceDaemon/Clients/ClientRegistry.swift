@@ -106,6 +106,13 @@ actor ClientRegistry {
         return (prompt.owner, completion)
     }
 
+    /// Ends every live prompt as dismissed (the daemon is shutting down); returns what to announce for each.
+    func dismissAll() -> [(id: String, owner: BusName, completion: PromptCompletion)] {
+        prompts.keys.sorted(by: Self.numericOrder).compactMap { id in
+            finish(id, result: nil).map { (id, $0.owner, $0.completion) }
+        }
+    }
+
     /// Whether `id` was a prompt of `caller`'s that has completed.
     func wasFinished(_ id: String, ownedBy caller: BusName) -> Bool { finished[id] == caller }
 

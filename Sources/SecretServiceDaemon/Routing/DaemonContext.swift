@@ -11,6 +11,7 @@ import SecretStore
 struct DaemonContext: Sendable {
     let store: SecretStore
     let clients: ClientRegistry
+    let unlocks: UnlockCoordinator
     let prompter: any Prompter
     let sender: any MessageSender
     let logger: Logger

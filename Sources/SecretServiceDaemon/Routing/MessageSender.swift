@@ -12,20 +12,23 @@ public protocol MessageSender: Sendable {
 /// Collects every message sent, for tests that drive the router without a bus.
 public actor CapturingSender: MessageSender {
     public private(set) var messages: [Message] = []
-    private var waiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+    private var waiters: [(matches: @Sendable (Message) -> Bool, continuation: CheckedContinuation<Message, Never>)] = []
 
     public init() {}
 
     public func deliver(_ message: Message) async {
         messages.append(message)
-        let ready = waiters.filter { $0.count <= messages.count }
-        waiters.removeAll { $0.count <= messages.count }
-        for waiter in ready { waiter.continuation.resume() }
+        var remaining: [(matches: @Sendable (Message) -> Bool, continuation: CheckedContinuation<Message, Never>)] = []
+        for waiter in waiters {
+            if waiter.matches(message) { waiter.continuation.resume(returning: message) } else { remaining.append(waiter) }
+        }
+        waiters = remaining
     }
 
-    /// Suspends until at least `count` messages were sent.
-    public func waitForMessages(count: Int) async {
-        if messages.count >= count { return }
-        await withCheckedContinuation { waiters.append((count, $0)) }
+    /// Returns the first message sent (already or later) that satisfies `matches`.
+    @discardableResult
+    public func waitForMessage(where matches: @escaping @Sendable (Message) -> Bool) async -> Message {
+        if let sent = messages.first(where: matches) { return sent }
+        return await withCheckedContinuation { waiters.append((matches, $0)) }
     }
 }

@@ -20,8 +20,8 @@ public struct Router: Sendable {
     ///   - logger: for call diagnostics (never secrets or attribute values).
     public init(store: SecretStore, prompter: any Prompter, sender: any MessageSender,
                 clientLimits: ClientLimits = .default, logger: Logger) {
-        context = DaemonContext(store: store, clients: ClientRegistry(limits: clientLimits), prompter: prompter,
-                                sender: sender, logger: logger)
+        context = DaemonContext(store: store, clients: ClientRegistry(limits: clientLimits), unlocks: UnlockCoordinator(),
+                                prompter: prompter, sender: sender, logger: logger)
     }
 
     /// Answers one incoming method call (other message kinds are ignored).
@@ -101,6 +101,15 @@ public struct Router: Sendable {
         let dropped = await context.clients.clientVanished(name)
         if !dropped.isEmpty {
             context.logger.debug("client left with pending prompts", metadata: ["prompts": "\(dropped.count)"])
+        }
+    }
+
+    /// Dismisses every live prompt and tells each owner (`Completed(true, …)`), so prompt dialogues end and the calls
+    /// running them return; used at shutdown.
+    public func dismissAllPrompts() async {
+        for (id, owner, completion) in await context.clients.dismissAll() {
+            await context.emit(SecretServiceNames.promptInterface, "Completed", from: Paths.prompt(id),
+                               [.boolean(completion.dismissed), .variant(completion.result)], to: owner)
         }
     }
 

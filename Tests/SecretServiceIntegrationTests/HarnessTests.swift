@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: Apache-2.0
+// The daemon harness itself: clean shutdown, captured logs, scratch directories, and the in-process mode.
+
+import DBusTransport
+import DBusWire
+import Foundation
+import SecretServiceClient
+import SecretServiceProtocol
+import SecretServiceTestSupport
+import Testing
+
+@Suite("Daemon harness", .timeLimit(.minutes(2)))
+struct HarnessTests {
+    @Test("the subprocess owns the name, logs to the scratch dir, and exits 0 on SIGTERM")
+    func subprocessLifecycle() async throws {
+        try await TestBus.withPrivateBus { bus in
+            let harness = try await DaemonHarness.start(.subprocess, on: bus)
+            #expect(harness.processID != nil)
+            #expect(harness.uniqueName.isUnique)
+            #expect(harness.logFile.path.hasPrefix(bus.directory.path))
+            let watcher = try await bus.connect()
+            #expect(try await watcher.nameOwner(of: SecretServiceNames.busName) == harness.uniqueName)
+            await watcher.close()
+
+            let exit = await harness.stop()
+            #expect(exit == .exited(0), "log:\n\(harness.log())")
+            #expect(harness.log().contains("serving org.freedesktop.secrets"))
+            #expect(await harness.stop() == exit)  // idempotent
+        }
+    }
+
+    @Test("killing the subprocess is reported as SIGKILL")
+    func subprocessKill() async throws {
+        try await TestBus.withPrivateBus { bus in
+            let harness = try await DaemonHarness.start(.subprocess, on: bus)
+            #expect(await harness.kill() == .signalled(9))
+        }
+    }
+
+    @Test("in-process mode serves our client")
+    func inProcess() async throws {
+        try await DaemonHarness.withDaemon(.inProcess()) { _, harness, client in
+            #expect(harness.processID == nil)
+            let item = try await client.createItem(
+                in: try await client.defaultCollection(), label: "in process", attributes: ["mode": "in-process"],
+                secret: secret("v"), replace: false)
+            #expect(try await client.secret(of: item).text == "v")
+            #expect(harness.log().contains("serving org.freedesktop.secrets"))
+        }
+    }
+}

@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: Apache-2.0
+// The subprocess mode: find the built cofferd, launch it in a scratch HOME, wait for its bus name, stop it.
+
+import DBusTransport
+import DBusWire
+public import Foundation
+import Glibc
+
+extension DaemonHarness {
+    /// What ended the wait for readiness.
+    private enum Readiness: Sendable {
+        case owned(BusName)
+        case exited(DaemonExit)
+        case timedOut
+    }
+
+    static func startSubprocess(on bus: TestBus, timeout: Duration, extraArguments: [String] = [],
+                                loginPassword: String? = nil, logName: String = "cofferd") async throws
+        -> DaemonHarness {
+        let executable = try executableURL()
+        var environment = try scratchEnvironment(in: bus)
+        // Password prompts go to the scripted pinentry, which answers with the test login password.
+        environment["COFFER_TEST_PINENTRY_PASSWORDS"] = Array(repeating: testLoginPassword, count: 64)
+            .joined(separator: ",")
+        environment["COFFER_TEST_PINENTRY_STATE"] = bus.directory.appendingPathComponent("\(logName).pinentry-state").path
+        environment["COFFER_TEST_PINENTRY_LOG"] = bus.directory.appendingPathComponent("\(logName).pinentry-log").path
+        let logFile = bus.directory.appendingPathComponent("\(logName).log")
+        guard FileManager.default.createFile(atPath: logFile.path, contents: nil) else {
+            throw StartError("cannot create \(logFile.path)")
+        }
+        let logHandle = try FileHandle(forWritingTo: logFile)
+
+        // Subscribe before launching, so the name appearing cannot be missed.
+        let watcher = try await bus.connect()
+        try await watcher.addMatch(nameOwnerRule)
+
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = ["--address", bus.address, "--foreground", "--log-level", "debug",
+                             "--pinentry", scriptedPinentry().path] + extraArguments
+            + (loginPassword == nil ? [] : ["--unlock"])
+        process.environment = environment
+        process.currentDirectoryURL = bus.directory
+        if let loginPassword {
+            // As a login manager would: the password arrives on standard input, never on the command line.
+            let input = bus.directory.appendingPathComponent("\(logName).stdin")
+            try Data(loginPassword.utf8).write(to: input)
+            process.standardInput = try FileHandle(forReadingFrom: input)
+        } else {
+            process.standardInput = FileHandle.nullDevice
+        }
+        process.standardOutput = logHandle
+        process.standardError = logHandle
+        let monitor = ProcessExitMonitor(watching: process)
+        do {
+            try process.run()
+        } catch {
+            try? logHandle.close()
+            await watcher.close()
+            throw StartError("cannot launch \(executable.path): \(error)")
+        }
+        try? logHandle.close()  // the child holds its own descriptor
+        let pid = process.processIdentifier
+
+        let readiness = await withTaskGroup(of: Readiness?.self) { group in
+            group.addTask { await waitForNameOwner(on: watcher).map(Readiness.owned) }
+            group.addTask { await monitor.wait().map(Readiness.exited) }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return Task.isCancelled ? nil : .timedOut
+            }
+            defer { group.cancelAll() }
+            while let next = await group.next() {
+                if let next { return next }
+            }
+            return Readiness.timedOut
+        }
+        await watcher.close()
+
+        switch readiness {
+        case .owned(let name):
+            let control = Control(
+                stop: { await terminate(pid: pid, monitor: monitor) },
+                kill: { await killNow(pid: pid, monitor: monitor) },
+                wait: { await monitor.wait() ?? .failed("stopped waiting: the task was cancelled") })
+            return DaemonHarness(bus: bus, uniqueName: name, logFile: logFile, processID: pid, control: control)
+        case .exited(let exit):
+            throw StartError("cofferd \(exit) before owning org.freedesktop.secrets; log:\n\(tail(of: logFile))")
+        case .timedOut:
+            _ = await killNow(pid: pid, monitor: monitor)
+            throw StartError("cofferd did not own org.freedesktop.secrets within \(timeout); log:\n\(tail(of: logFile))")
+        }
+    }
+
+    // MARK: - Stopping
+
+    /// SIGTERM, then wait; if the process ignores it for 15 s, SIGKILL (the result then shows the signal).
+    private static func terminate(pid: Int32, monitor: ProcessExitMonitor) async -> DaemonExit {
+        if let exit = monitor.exit { return exit }
+        Glibc.kill(pid, SIGTERM)
+        if let exit = try? await withDeadline(.seconds(15), waitingFor: "cofferd to exit after SIGTERM", {
+            await monitor.wait()
+        }) {
+            return exit
+        }
+        return await killNow(pid: pid, monitor: monitor)
+    }
+
+    private static func killNow(pid: Int32, monitor: ProcessExitMonitor) async -> DaemonExit {
+        if let exit = monitor.exit { return exit }
+        Glibc.kill(pid, SIGKILL)
+        return await monitor.wait() ?? .signalled(SIGKILL)
+    }
+
+    // MARK: - Environment
+
+    /// HOME, XDG_* and the bus address, all inside the bus's scratch directory; nothing inherited but PATH, so
+    /// the daemon can never touch the user's keyrings or session bus.
+    static func scratchEnvironment(in bus: TestBus) throws -> [String: String] {
+        let home = bus.directory.appendingPathComponent("home", isDirectory: true)
+        let directories = [
+            "HOME": home,
+            "XDG_DATA_HOME": home.appendingPathComponent(".local/share", isDirectory: true),
+            "XDG_CONFIG_HOME": home.appendingPathComponent(".config", isDirectory: true),
+            "XDG_CACHE_HOME": home.appendingPathComponent(".cache", isDirectory: true),
+            "XDG_RUNTIME_DIR": bus.directory.appendingPathComponent("runtime", isDirectory: true),
+        ]
+        for url in directories.values {
+            try FileManager.default.createDirectory(
+                at: url, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        }
+        var environment = directories.mapValues(\.path)
+        environment["PATH"] = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        environment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
+        environment["LANG"] = "C.UTF-8"
+        return environment
+    }
+
+    // MARK: - Finding the executable
+
+    /// The built `cofferd`: `$COFFERD_PATH`, else next to the test binary, else `.build/debug/cofferd` above the
+    /// package root (found from this file's path).
+    /// - Throws: ``StartError`` when it is not built.
+    public static func executableURL(filePath: String = #filePath) throws -> URL {
+        var candidates: [URL] = []
+        if let override = ProcessInfo.processInfo.environment["COFFERD_PATH"], !override.isEmpty {
+            candidates.append(URL(fileURLWithPath: override))
+        }
+        if let testBinary = Bundle.main.executableURL {
+            candidates.append(testBinary.resolvingSymlinksInPath().deletingLastPathComponent()
+                .appendingPathComponent("cofferd"))
+        }
+        if let first = CommandLine.arguments.first, first.contains("/") {
+            candidates.append(URL(fileURLWithPath: first).resolvingSymlinksInPath().deletingLastPathComponent()
+                .appendingPathComponent("cofferd"))
+        }
+        var directory = URL(fileURLWithPath: filePath).deletingLastPathComponent()
+        while directory.path != "/" {
+            candidates.append(directory.appendingPathComponent(".build/debug/cofferd"))
+            directory.deleteLastPathComponent()
+        }
+        if let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) {
+            return found
+        }
+        throw StartError("cofferd is not built (run `swift build --product cofferd`); looked at: "
+            + candidates.map(\.path).joined(separator: ", "))
+    }
+
+    /// `Tests/Fixtures/pinentry-script`, found from this file's path.
+    static func scriptedPinentry(filePath: String = #filePath) -> URL {
+        URL(fileURLWithPath: filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/pinentry-script")
+    }
+
+    /// The last lines of the log, for failure messages.
+    static func tail(of logFile: URL, lines: Int = 40) -> String {
+        let text = (try? String(contentsOf: logFile, encoding: .utf8)) ?? ""
+        return text.split(separator: "\n", omittingEmptySubsequences: false).suffix(lines).joined(separator: "\n")
+    }
+}
