@@ -43,6 +43,12 @@ struct Cofferd: AsyncParsableCommand {
     @Flag(help: "Read the login password from standard input and unlock the login collection with it, creating the collection on first start.")
     var unlock = false
 
+    @Option(help: ArgumentHelp("Argon2id passes for new passwords; existing collections keep theirs.", valueName: "count"))
+    var kdfIterations: UInt32 = Argon2idParameters.default.iterations
+
+    @Option(help: ArgumentHelp("Argon2id memory in KiB for new passwords.", valueName: "KiB"))
+    var kdfMemory: UInt32 = Argon2idParameters.default.memoryKiB
+
     @Option(help: ArgumentHelp("The pinentry program that asks for passwords (any GnuPG pinentry: -gnome3, -qt, -curses, -tty).", valueName: "program"))
     var pinentry = "pinentry"
 
@@ -58,6 +64,9 @@ struct Cofferd: AsyncParsableCommand {
         }
         if memoryOnly && (dataDir != nil || unlock) {
             throw ValidationError("--memory-only cannot be combined with --data-dir or --unlock")
+        }
+        guard kdfIterations >= 1, kdfMemory >= 8, kdfMemory <= Argon2idParameters.maximumMemoryKiB else {
+            throw ValidationError("--kdf-iterations must be at least 1 and --kdf-memory between 8 and 4194304 KiB")
         }
         guard promptTimeout > 0 else { throw ValidationError("--prompt-timeout must be positive") }
         if let dataDir, !dataDir.hasPrefix("/") {
@@ -90,7 +99,8 @@ struct Cofferd: AsyncParsableCommand {
                 prompter: PinentryPrompter(
                     configuration: .init(program: pinentry, timeout: .seconds(promptTimeout)),
                     logger: Logger(label: "cofferd.pinentry")),
-                dataDirectory: directory, loginPassword: loginPassword),
+                dataDirectory: directory, loginPassword: loginPassword,
+                keyDerivation: Argon2idParameters(iterations: kdfIterations, memoryKiB: kdfMemory, parallelism: 1)),
             logger: logger)
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
