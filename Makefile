@@ -13,8 +13,8 @@ DESTDIR ?=
 CONFIGURATION ?= release
 
 # Build and runtime needs, then the real clients the integration tests drive.
-BUILD_PACKAGES = pkg-config libdbus-1-dev libgcrypt20-dev dbus-daemon dbus-bin
-TEST_PACKAGES = libsecret-tools python3 python3-secretstorage python3-dbus libglib2.0-bin systemd
+BUILD_PACKAGES = pkg-config libdbus-1-dev libgcrypt20-dev dbus-daemon dbus-bin pinentry-curses
+TEST_PACKAGES = libsecret-tools python3 python3-secretstorage python3-keyring python3-dbus libglib2.0-bin systemd
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
@@ -45,13 +45,13 @@ run: build
 	if [ -n "$$DBUS_SESSION_BUS_ADDRESS" ] && dbus-send --session --dest=org.freedesktop.DBus --print-reply \
 	     / org.freedesktop.DBus.GetId >/dev/null 2>&1; then \
 	  echo "cofferd: serving on the session bus $$DBUS_SESSION_BUS_ADDRESS"; \
-	  exec "$$bin" --foreground; \
+	  exec "$$bin" --foreground --unlock; \
 	else \
 	  address="$$(dbus-daemon --session --fork --print-address=1 --print-pid=3 3>/dev/null)"; \
 	  echo "cofferd: no session bus found; started a private one. In another shell run:"; \
 	  echo "  export DBUS_SESSION_BUS_ADDRESS='$$address'"; \
 	  echo "then use secret-tool, python keyring, etc. as usual."; \
-	  DBUS_SESSION_BUS_ADDRESS="$$address" exec "$$bin" --foreground; \
+	  DBUS_SESSION_BUS_ADDRESS="$$address" exec "$$bin" --foreground --unlock; \
 	fi
 
 test: setup-test
