@@ -14,6 +14,8 @@ public enum SecretServiceError: Error, Hashable, Sendable {
     case noSuchObject(String)
     /// `org.freedesktop.Secret.Error.AlreadyExists` (gnome-keyring's extension, used for name clashes)
     case alreadyExists(String)
+    /// `org.gnome.keyring.Error.Denied` (gnome-keyring's answer to a wrong master password on its private interface)
+    case denied(String)
     /// `org.freedesktop.DBus.Error.InvalidArgs`
     case invalidArgs(String)
     /// `org.freedesktop.DBus.Error.NotSupported`
@@ -38,6 +40,7 @@ public enum SecretServiceError: Error, Hashable, Sendable {
         case .noSession(let m): DBusError(SecretErrorNames.noSession, m)
         case .noSuchObject(let m): DBusError(SecretErrorNames.noSuchObject, m)
         case .alreadyExists(let m): DBusError(SecretErrorNames.alreadyExists, m)
+        case .denied(let m): DBusError(SecretErrorNames.denied, m)
         case .invalidArgs(let m): DBusError(.invalidArgs, m)
         case .notSupported(let m): DBusError(.notSupported, m)
         case .accessDenied(let m): DBusError(.accessDenied, m)
@@ -56,6 +59,7 @@ public enum SecretServiceError: Error, Hashable, Sendable {
         case SecretErrorNames.noSession: self = .noSession(error.message)
         case SecretErrorNames.noSuchObject, .unknownObject: self = .noSuchObject(error.message)
         case SecretErrorNames.alreadyExists: self = .alreadyExists(error.message)
+        case SecretErrorNames.denied: self = .denied(error.message)
         case .invalidArgs: self = .invalidArgs(error.message)
         case .notSupported: self = .notSupported(error.message)
         case .accessDenied: self = .accessDenied(error.message)
@@ -68,10 +72,12 @@ public enum SecretServiceError: Error, Hashable, Sendable {
     }
 }
 
-/// The Secret Service's own error names.
+/// The Secret Service's own error names, and the gnome-keyring one clients of its private interface expect.
 public enum SecretErrorNames {
     public static let isLocked: ErrorName = "org.freedesktop.Secret.Error.IsLocked"
     public static let noSession: ErrorName = "org.freedesktop.Secret.Error.NoSession"
     public static let noSuchObject: ErrorName = "org.freedesktop.Secret.Error.NoSuchObject"
     public static let alreadyExists: ErrorName = "org.freedesktop.Secret.Error.AlreadyExists"
+    /// gnome-keyring's name for a wrong master password (`gkd_secret_propagate_error`).
+    public static let denied: ErrorName = "org.gnome.keyring.Error.Denied"
 }

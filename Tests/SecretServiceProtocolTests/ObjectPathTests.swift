@@ -52,6 +52,7 @@ struct ErrorTableTests {
             (.isLocked("m"), "org.freedesktop.Secret.Error.IsLocked"),
             (.noSession("m"), "org.freedesktop.Secret.Error.NoSession"),
             (.noSuchObject("m"), "org.freedesktop.Secret.Error.NoSuchObject"),
+            (.denied("m"), "org.gnome.keyring.Error.Denied"),
             (.invalidArgs("m"), "org.freedesktop.DBus.Error.InvalidArgs"),
             (.notSupported("m"), "org.freedesktop.DBus.Error.NotSupported"),
             (.limitsExceeded("m"), "org.freedesktop.DBus.Error.LimitsExceeded"),

@@ -15,15 +15,25 @@ extension DaemonHarness {
     }
 
     static func startSubprocess(on bus: TestBus, timeout: Duration, extraArguments: [String] = [],
-                                loginPassword: String? = nil, logName: String = "cofferd") async throws
+                                loginPassword: String? = nil, logName: String = "cofferd",
+                                pinentryAnswers: [String]? = nil, extraEnvironment: [String: String] = [:],
+                                freshPinentryState: Bool = false) async throws
         -> DaemonHarness {
         let executable = try executableURL()
         var environment = try scratchEnvironment(in: bus)
-        // Password prompts go to the scripted pinentry, which answers with the test login password.
-        environment["COFFER_TEST_PINENTRY_PASSWORDS"] = Array(repeating: testLoginPassword, count: 64)
-            .joined(separator: ",")
-        environment["COFFER_TEST_PINENTRY_STATE"] = bus.directory.appendingPathComponent("\(logName).pinentry-state").path
-        environment["COFFER_TEST_PINENTRY_LOG"] = bus.directory.appendingPathComponent("\(logName).pinentry-log").path
+        // Password prompts go to the scripted pinentry, which answers with the test login password unless told
+        // otherwise.
+        let answers = pinentryAnswers ?? Array(repeating: testLoginPassword, count: 64)
+        environment["COFFER_TEST_PINENTRY_PASSWORDS"] = answers.joined(separator: ",")
+        let pinentryState = bus.directory.appendingPathComponent("\(logName).pinentry-state")
+        let pinentryLog = bus.directory.appendingPathComponent("\(logName).pinentry-log")
+        if freshPinentryState {
+            try? FileManager.default.removeItem(at: pinentryState)
+            try? FileManager.default.removeItem(at: pinentryLog)
+        }
+        environment["COFFER_TEST_PINENTRY_STATE"] = pinentryState.path
+        environment["COFFER_TEST_PINENTRY_LOG"] = pinentryLog.path
+        environment.merge(extraEnvironment) { $1 }
         let logFile = bus.directory.appendingPathComponent("\(logName).log")
         guard FileManager.default.createFile(atPath: logFile.path, contents: nil) else {
             throw StartError("cannot create \(logFile.path)")

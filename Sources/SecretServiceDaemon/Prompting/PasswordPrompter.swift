@@ -39,6 +39,9 @@ public struct PasswordRequest: Sendable, Hashable {
     public var attempt: Int
     /// Why the previous try failed, shown above the entry field on retries; `nil` on the first try.
     public var errorText: String?
+    /// Whether the password is asked for to change it (first the current one, then the new one) rather than to
+    /// unlock or create the collection, so the dialogue can say so.
+    public var isPasswordChange: Bool
 
     /// Creates a request.
     /// - Parameters:
@@ -47,12 +50,14 @@ public struct PasswordRequest: Sendable, Hashable {
     ///   - caller: The unique bus name of the client that asked.
     ///   - attempt: Which try this is, starting at 1.
     ///   - errorText: Why the previous try failed, or `nil`.
+    ///   - isPasswordChange: Whether the password is asked for to change it.
     public init(collectionLabel: String, windowID: String, caller: BusName, attempt: Int = 1,
-                errorText: String? = nil) {
+                errorText: String? = nil, isPasswordChange: Bool = false) {
         self.collectionLabel = collectionLabel
         self.windowID = windowID
         self.caller = caller
         self.attempt = attempt
         self.errorText = errorText
+        self.isPasswordChange = isPasswordChange
     }
 }

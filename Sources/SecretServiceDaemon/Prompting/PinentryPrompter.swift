@@ -99,7 +99,7 @@ public struct PinentryPrompter: PasswordPrompter {
     /// - Parameter request: What to ask.
     /// - Returns: The password, or `nil` when dismissed, cancelled, timed out or failed.
     public func password(for request: PasswordRequest) async -> SecretBytes? {
-        let text = PinentryText(unlocking: request)
+        let text = request.isPasswordChange ? PinentryText(changingFrom: request) : PinentryText(unlocking: request)
         return await withPinentry(windowID: request.windowID, caller: request.caller.rawValue) {
             (session: PinentrySession) async throws(AssuanError) -> SecretBytes? in
             try await session.describe(title: text.title, description: text.description, ok: text.ok)
@@ -114,7 +114,7 @@ public struct PinentryPrompter: PasswordPrompter {
     /// - Parameter request: What to ask.
     /// - Returns: The confirmed password (possibly empty), or `nil` when dismissed, cancelled, timed out or failed.
     public func newPassword(for request: PasswordRequest) async -> SecretBytes? {
-        let text = PinentryText(creating: request)
+        let text = request.isPasswordChange ? PinentryText(changingTo: request) : PinentryText(creating: request)
         return await withPinentry(windowID: request.windowID, caller: request.caller.rawValue) {
             (session: PinentrySession) async throws(AssuanError) -> SecretBytes? in
             try await session.newPassword(text)

@@ -48,6 +48,23 @@ struct PinentryText {
         confirmDescription = "Enter the password for \(label.isEmpty ? "the new keyring" : "“\(label)”") again."
     }
 
+    /// The current password of a collection whose password is being changed.
+    init(changingFrom request: PasswordRequest) {
+        title = "Change Keyring Password"
+        description = "An application wants to change the password of \(Self.keyring(request.collectionLabel)). "
+            + "Enter its current password." + Self.origin(request.caller.rawValue)
+        ok = "Continue"
+    }
+
+    /// The new password of a collection whose password is being changed.
+    init(changingTo request: PasswordRequest) {
+        let label = request.collectionLabel
+        title = "Change Keyring Password"
+        description = "Choose the new password for \(Self.keyring(label))." + Self.origin(request.caller.rawValue)
+        ok = "Change"
+        confirmDescription = "Enter the new password for \(label.isEmpty ? "the keyring" : "“\(label)”") again."
+    }
+
     private static func keyring(_ label: String) -> String {
         label.isEmpty ? "an unnamed keyring" : "the keyring “\(label)”"
     }
