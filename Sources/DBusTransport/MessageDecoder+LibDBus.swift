@@ -62,7 +62,7 @@ enum MessageDecoder {
     // MARK: - Body
 
     private static func body(of pointer: OpaquePointer) -> [DBusValue]? {
-        guard let types = WireSignature.parse(string(dbus_message_get_signature(pointer)) ?? "") else { return nil }
+        guard let types = Signature(string(dbus_message_get_signature(pointer)) ?? "")?.types else { return nil }
         guard !types.isEmpty else { return [] }
         var iter = DBusMessageIter()
         return withUnsafeMutablePointer(to: &iter) { iter -> [DBusValue]? in
@@ -118,7 +118,7 @@ enum MessageDecoder {
         case .objectPath:
             return string(cdbus_iter_get_basic(iter).str).map { .objectPath(ObjectPath(unchecked: $0)) }
         case .signature:
-            return string(cdbus_iter_get_basic(iter).str).flatMap(WireSignature.signature).map(DBusValue.signature)
+            return string(cdbus_iter_get_basic(iter).str).flatMap { Signature($0) }.map(DBusValue.signature)
         case .array(let element):
             return recurse(iter) { sub in readArray(element, from: sub) }
         case .dictionary(let key, let value):
@@ -139,7 +139,7 @@ enum MessageDecoder {
                 guard let raw = dbus_message_iter_get_signature(sub) else { return nil }
                 let text = String(cString: raw)
                 dbus_free(raw)
-                guard let inner = WireSignature.parseSingle(text), let value = read(inner, from: sub) else {
+                guard let types = Signature(text)?.types, types.count == 1, case let inner = types[0], let value = read(inner, from: sub) else {
                     return nil
                 }
                 return .variant(value)
