@@ -82,6 +82,9 @@ let package = Package(
             name: "SecretServiceIntegrationTests",
             dependencies: ["SecretServiceTestSupport", "SecretServiceClient", "SecretServiceProtocol", "DBusWire", "DBusTransport"],
             swiftSettings: strict),
+        .testTarget(
+            name: "KeychainTests", dependencies: ["Keychain", "SecretServiceTestSupport", "SecretServiceClient"],
+            swiftSettings: strict),
         .testTarget(name: "ArchitectureTests", swiftSettings: strict),
     ]
 )
