@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// What the daemon introspects must agree with dbus/org.freedesktop.Secrets.xml, interface by interface.
+// What the daemon introspects must agree with the XML files in dbus/, interface by interface.
 
 import DBusWire
 import Foundation
@@ -56,8 +56,11 @@ final class IntrospectionSummary: NSObject, XMLParserDelegate {
 
 @Suite("Introspection")
 struct IntrospectionTests {
-    static let specFile = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("dbus/org.freedesktop.Secrets.xml")
+    static let dbusDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("dbus")
+    static let specFile = dbusDirectory.appendingPathComponent("org.freedesktop.Secrets.xml")
+    static let gnomeKeyringFile = dbusDirectory
+        .appendingPathComponent("\(SecretServiceNames.gnomeInternalInterface).xml")
 
     func introspect(_ h: RouterHarness, _ path: ObjectPath) async throws -> IntrospectionSummary {
         let body = try await h.ok(path, SecretServiceNames.introspectableInterface, "Introspect")
@@ -67,6 +70,9 @@ struct IntrospectionTests {
     @Test("every object serves exactly the spec file's interfaces, plus the standard ones")
     func matchesSpecFile() async throws {
         let spec = try IntrospectionSummary.parse(try String(contentsOf: Self.specFile, encoding: .utf8))
+        let gnome = try IntrospectionSummary.parse(try String(contentsOf: Self.gnomeKeyringFile, encoding: .utf8))
+        let gnomeName = SecretServiceNames.gnomeInternalInterface.rawValue
+        #expect(Array(gnome.interfaces.keys) == [gnomeName])
         let h = try await RouterHarness()
         let session = try await h.plainSession()
         let created = try await h.ok(defaultAlias, nil, "CreateItem", [
@@ -90,6 +96,12 @@ struct IntrospectionTests {
             #expect(served.interfaces[name] == spec.interfaces[name], "\(path): \(name) differs from the spec file")
             let secretInterfaces = served.interfaces.keys.filter { $0.hasPrefix("org.freedesktop.Secret.") }
             #expect(secretInterfaces == [name], "\(path)")
+            // gnome-keyring's private interface lives on the service object only, beside the Service interface.
+            if path == service {
+                #expect(served.interfaces[gnomeName] == gnome.interfaces[gnomeName], "\(path): \(gnomeName) differs")
+            } else {
+                #expect(served.interfaces[gnomeName] == nil, "\(path) serves \(gnomeName)")
+            }
             for standard in ["org.freedesktop.DBus.Properties", "org.freedesktop.DBus.Introspectable",
                              "org.freedesktop.DBus.Peer"] {
                 #expect(served.interfaces[standard] != nil, "\(path) lacks \(standard)")

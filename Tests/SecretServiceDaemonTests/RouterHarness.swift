@@ -3,6 +3,7 @@
 
 import DBusWire
 import Logging
+import SecretCrypto
 import SecretServiceDaemon
 import SecretServiceProtocol
 import SecretStore
@@ -10,7 +11,7 @@ import Testing
 
 /// A router over a fresh store with a `session` collection aliased as `default`, and a capturing sender.
 struct RouterHarness {
-    let store = SecretStore()
+    let store: SecretStore
     let sender = CapturingSender()
     let router: Router
     private let serials = SerialCounter()
@@ -18,7 +19,13 @@ struct RouterHarness {
     static let first = BusName(unchecked: ":1.10")
     static let second = BusName(unchecked: ":1.11")
 
-    init(prompter: any Prompter = FixedPrompter.autoAccept) async throws {
+    /// - Parameters:
+    ///   - prompter: answers the router's prompts.
+    ///   - dataDirectory: where the store keeps password-protected collections (`nil`: memory only). The caller
+    ///     owns the directory and removes it; new passwords use cheap key derivation, since tests measure behaviour.
+    init(prompter: any Prompter = FixedPrompter.autoAccept, dataDirectory: String? = nil) async throws {
+        store = SecretStore(directory: dataDirectory,
+                            keyDerivation: Argon2idParameters(iterations: 1, memoryKiB: 256, parallelism: 1))
         router = Router(store: store, prompter: prompter, sender: sender, logger: Logger(label: "test"))
         _ = try await store.createCollection(label: "Session", alias: "session", inMemory: true, preferredID: "session")
         try await store.setAlias("default", to: "session")

@@ -67,13 +67,7 @@ struct ServiceAdaptor {
     /// encrypted; without either, the collection lives in memory and no prompt is needed.
     private func createCollection(properties: [String: DBusValue], alias: String, caller: BusName)
         async throws(SecretServiceError) -> HandlerResult {
-        let labelValue = properties[SecretPropertyKeys.collectionLabel] ?? properties["Label"]
-        var requestedLabel = ""
-        if let labelValue {
-            guard let text = labelValue.string else { throw .invalidArgs("the collection label must be a string") }
-            requestedLabel = text
-        }
-        let label = requestedLabel
+        let label = try Self.collectionLabel(in: properties)
         let store = context.store
         if !alias.isEmpty, let existing = await store.resolveAlias(alias) {
             return HandlerResult([.objectPath(Paths.collection(existing)), .objectPath(.root)])
@@ -101,6 +95,14 @@ struct ServiceAdaptor {
         }
         let prompt = try await context.clients.createPrompt(owner: caller, work: work)
         return HandlerResult([.objectPath(.root), .objectPath(Paths.prompt(prompt))])
+    }
+
+    /// The label a `CreateCollection`-style property map asks for (`""` when it names none).
+    /// - Throws: `invalidArgs` when the label is not a string.
+    static func collectionLabel(in properties: [String: DBusValue]) throws(SecretServiceError) -> String {
+        guard let value = properties[SecretPropertyKeys.collectionLabel] ?? properties["Label"] else { return "" }
+        guard let text = value.string else { throw .invalidArgs("the collection label must be a string") }
+        return text
     }
 
     private func searchItems(_ attributes: [String: String]) async -> HandlerResult {

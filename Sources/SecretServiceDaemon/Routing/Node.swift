@@ -20,7 +20,8 @@ enum Node: Sendable {
     /// The interfaces the object carries, its own first.
     var interfaces: [InterfaceDescription] {
         switch self {
-        case .service: [SecretInterfaces.service] + SecretInterfaces.standard
+        // gnome-keyring serves its private interface on the service object too; Seahorse looks for it there.
+        case .service: [SecretInterfaces.service, SecretInterfaces.gnomeKeyringInternal] + SecretInterfaces.standard
         case .collection: [SecretInterfaces.collection] + SecretInterfaces.standard
         case .item: [SecretInterfaces.item] + SecretInterfaces.standard
         case .session: [SecretInterfaces.session] + SecretInterfaces.standard

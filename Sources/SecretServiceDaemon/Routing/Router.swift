@@ -86,6 +86,8 @@ public struct Router: Sendable {
         case SecretServiceNames.itemInterface: return try await ItemAdaptor(context: context).call(call)
         case SecretServiceNames.sessionInterface: return try await SessionAdaptor(context: context).call(call)
         case SecretServiceNames.promptInterface: return try await PromptAdaptor(context: context).call(call)
+        case SecretServiceNames.gnomeInternalInterface:
+            return try await GnomeKeyringAdaptor(context: context).call(call)
         case SecretServiceNames.propertiesInterface: return try await PropertiesAdaptor(context: context).call(call)
         case SecretServiceNames.introspectableInterface:
             return try await IntrospectableAdaptor(context: context).call(call)
