@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Everything cofferd's command line can set.
+// Everything cofferd's command line and configuration file can set.
 
 public import SecretCrypto
 
@@ -19,10 +19,12 @@ public struct DaemonConfiguration: Sendable {
     public var loginPassword: SecretBytes?
     /// Argon2id cost for new passwords.
     public var keyDerivation: Argon2idParameters
+    /// Which collections lock themselves after idle or unlocked time; off unless the configuration file says so.
+    public var autoLock: AutoLockPolicy
 
     public init(busAddress: String? = nil, replace: Bool = false, prompter: any Prompter = FixedPrompter.autoAccept,
                 clientLimits: ClientLimits = .default, dataDirectory: String? = nil, loginPassword: SecretBytes? = nil,
-                keyDerivation: Argon2idParameters = .default) {
+                keyDerivation: Argon2idParameters = .default, autoLock: AutoLockPolicy = .off) {
         self.busAddress = busAddress
         self.replace = replace
         self.prompter = prompter
@@ -30,6 +32,7 @@ public struct DaemonConfiguration: Sendable {
         self.dataDirectory = dataDirectory
         self.loginPassword = loginPassword
         self.keyDerivation = keyDerivation
+        self.autoLock = autoLock
     }
 }
 

@@ -21,8 +21,10 @@ public final class SecretServiceDaemon: Service {
     public init(configuration: DaemonConfiguration, logger: Logger) {
         self.configuration = configuration
         self.logger = logger
+        // The store stamps uses on the clock the AutoLocker sleeps on.
         self.store = SecretStore(directory: configuration.dataDirectory,
-                                 keyDerivation: configuration.keyDerivation)
+                                 keyDerivation: configuration.keyDerivation, usageClock: UsageClock(ContinuousClock()),
+                                 logger: logger)
         (readiness, ready) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
     }
 
@@ -47,6 +49,11 @@ public final class SecretServiceDaemon: Service {
                 eventSink.yield(.disconnected)
             }
             background.addTask { await router.publishChanges() }
+            if configuration.autoLock.locksAnything {
+                let autoLocker = AutoLocker(store: store, policy: configuration.autoLock, clock: ContinuousClock(),
+                                            logger: logger)
+                background.addTask { await autoLocker.run() }
+            }
             await withGracefulShutdownHandler {
                 await self.serve(events, router: router, connection: connection)
             } onGracefulShutdown: {
@@ -145,8 +152,13 @@ public final class SecretServiceDaemon: Service {
         let login = "login"
         if let password = configuration.loginPassword {
             if await store.collectionIDs().contains(login) {
-                if try await !store.unlock(login, password: password) {
-                    logger.error("the password given with --unlock does not unlock the login collection")
+                do {
+                    if try await !store.unlock(login, password: password) {
+                        logger.error("the password given with --unlock does not unlock the login collection")
+                    }
+                } catch {
+                    // The file failed verification; the store logged why and took it out of service. The other
+                    // collections are served regardless.
                 }
             } else if await store.unavailableCollections().contains(where: { $0.id == login }) {
                 logger.error("the login collection's file is unavailable; not creating a new one over it")

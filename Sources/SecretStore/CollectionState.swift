@@ -49,6 +49,9 @@ struct CollectionState {
     var vault: SecretVault?
     var keys: CollectionKeys?
     var file: CollectionFile?
+    /// ``UsageClock`` stamps of the last use and the last unlock, which auto-lock deadlines count from.
+    var lastUsed: Duration = .zero
+    var unlockedAt: Duration = .zero
 
     var isInMemory: Bool { file == nil }
 

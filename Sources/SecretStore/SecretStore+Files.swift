@@ -4,6 +4,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Logging
 import SecretCrypto
 public import SecretServiceProtocol
 
@@ -95,7 +96,8 @@ extension SecretStore {
     }
 
     /// Appends `record` to the collection's file (when it has one) and records the new generation. Nothing in memory
-    /// changes here; callers update memory only after this returns.
+    /// changes here; callers update memory only after this returns, then call ``compactIfWorthwhile(_:)`` — never
+    /// before, since compaction rewrites the file from memory and would drop the change.
     /// - Throws: `failed` with the system's reason when the disk refuses the write.
     func persist(_ record: FileRecord, in state: CollectionState) throws(SecretServiceError) {
         guard let file = state.file else { return }
@@ -107,7 +109,6 @@ extension SecretStore {
             throw .failed("the change could not be saved: \(error)")
         }
         collections[state.id]?.file?.recordCount += 1
-        compactIfWorthwhile(state.id)
     }
 
     /// Rewrites the file with only its live records once superseded ones dominate, so a file's size tracks its
@@ -158,6 +159,8 @@ extension SecretStore {
 
     /// Takes a collection out of service after its file failed a check; the file is not touched.
     func markUnavailable(_ id: String, reason: String) {
+        logger.error("collection file unavailable; it is left untouched",
+                     metadata: ["secret.collection": "\(id)", "path": "\(path(of: id) ?? "-")", "reason": "\(reason)"])
         unavailable[id] = reason
         collections[id] = nil
         eventSink.yield(.collectionDeleted(id))

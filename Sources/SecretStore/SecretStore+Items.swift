@@ -33,6 +33,7 @@ extension SecretStore {
         guard let stored = state.items[item], let vault = state.vault, let meta = stored.meta else {
             throw .noSuchObject("no such item")
         }
+        markUsed(collection)
         do {
             return StoredSecret(value: try vault.openSecret(stored.secret, item: item), contentType: meta.contentType)
         } catch {
@@ -101,6 +102,8 @@ extension SecretStore {
         try persist(.delete(itemID: item), in: state)
         collections[collection]?.remove(item)
         collections[collection]?.modified = clock.now()
+        compactIfWorthwhile(collection)
+        markUsed(collection)
         eventSink.yield(.itemDeleted(collection: collection, item: item))
         eventSink.yield(.collectionChanged(collection, [.items, .modified]))
     }
@@ -168,5 +171,7 @@ extension SecretStore {
         }
         collections[state.id]?.insert(updated)
         collections[state.id]?.modified = meta.modified
+        compactIfWorthwhile(state.id)
+        markUsed(state.id)
     }
 }

@@ -74,6 +74,7 @@ extension SecretStore {
         } catch {
             throw .failed("the collection could not be created: \(error)")
         }
+        markUnlocked(id)
         eventSink.yield(.collectionCreated(id))
         eventSink.yield(.collectionsListChanged)
         if !alias.isEmpty { try setAlias(alias, to: id) }
@@ -116,6 +117,7 @@ extension SecretStore {
             var state = try verifiedState(of: id, path: file.path, master: master)
             state.isLocked = false
             collections[id] = state
+            markUnlocked(id)
             announceLockChange(of: state, changed: [.locked, .label, .attributes, .modified])
             return true
         } catch {
@@ -188,6 +190,7 @@ extension SecretStore {
         }
         try persist(.keyWrap(wrap), in: state)
         collections[id]?.file?.keyWrap = wrap
+        compactIfWorthwhile(id)
         if wasLocked { try setLocked(id, true) }
         return true
     }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The single owner of all provider state: collections, items, aliases and lock state.
 
+public import Logging
 public import SecretServiceProtocol
 public import SecretCrypto
 
@@ -10,6 +11,13 @@ public actor SecretStore {
     /// Changes, in order; the daemon turns them into D-Bus signals.
     public nonisolated let events: AsyncStream<StoreEvent>
     let eventSink: AsyncStream<StoreEvent>.Continuation
+    /// Yields when a collection becomes unlocked (by an unlock or by its creation): its auto-lock deadlines may now be
+    /// earlier than any the daemon's AutoLocker waits for. One consumer (the AutoLocker); one buffered element is
+    /// enough because each wake-up re-reads every collection.
+    public nonisolated let unlocks: AsyncStream<Void>
+    let unlockSink: AsyncStream<Void>.Continuation
+    /// The monotonic time that last-use and unlock stamps are read from.
+    let usageClock: UsageClock
     let limits: ItemLimits
     let clock: StoreClock
     var collections: [String: CollectionState] = [:]
@@ -23,22 +31,32 @@ public actor SecretStore {
     public nonisolated var keepsFiles: Bool { directory != nil }
     /// Argon2id cost for new passwords.
     let keyDerivation: Argon2idParameters
+    let logger: Logger
 
     /// - Parameters:
     ///   - limits: size limits enforced on every write.
     ///   - clock: the source of Created/Modified times.
     ///   - directory: where collection files live (created 0700 on first use); `nil` for memory only.
     ///   - keyDerivation: Argon2id parameters for new passwords.
+    ///   - usageClock: the monotonic time auto-lock deadlines are measured in.
+    ///   - logger: where unavailable files are reported (never with secrets or attribute values).
     public init(limits: ItemLimits = .default, clock: StoreClock = .system, directory: String? = nil,
-                keyDerivation: Argon2idParameters = .default) {
+                keyDerivation: Argon2idParameters = .default, usageClock: UsageClock = .continuous,
+                logger: Logger = Logger(label: "coffer.store")) {
         (events, eventSink) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
+        (unlocks, unlockSink) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
+        self.usageClock = usageClock
         self.limits = limits
         self.clock = clock
         self.directory = directory
         self.keyDerivation = keyDerivation
+        self.logger = logger
     }
 
-    deinit { eventSink.finish() }
+    deinit {
+        eventSink.finish()
+        unlockSink.finish()
+    }
 
     // MARK: - Collections
 
@@ -78,6 +96,7 @@ public actor SecretStore {
         let now = clock.now()
         collections[id] = CollectionState(id: id, label: label, created: now, modified: now,
                                           vault: .ephemeral(collectionID: id), file: nil)
+        markUnlocked(id)
         eventSink.yield(.collectionCreated(id))
         eventSink.yield(.collectionsListChanged)
         if !alias.isEmpty { try setAlias(alias, to: id) }
@@ -105,6 +124,8 @@ public actor SecretStore {
         try persist(.collection(label: label, modified: now), in: state)
         collections[id]?.label = label
         collections[id]?.modified = now
+        compactIfWorthwhile(id)
+        markUsed(id)
         eventSink.yield(.collectionChanged(id, [.label, .modified]))
     }
 
@@ -127,6 +148,7 @@ public actor SecretStore {
             for itemID in state.items.keys { state.items[itemID]?.meta = nil }
         }
         collections[id] = state
+        if !locked { markUnlocked(id) }
         announceLockChange(of: state, changed: state.file != nil ? [.locked, .label, .attributes] : [.locked])
         return true
     }

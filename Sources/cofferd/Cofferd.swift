@@ -3,6 +3,7 @@
 
 import ArgumentParser
 import CHardening
+import Foundation
 import Logging
 import SecretCrypto
 import SecretServiceDaemon
@@ -20,8 +21,14 @@ struct Cofferd: AsyncParsableCommand {
         abstract: "A Secret Service provider (org.freedesktop.secrets) for the D-Bus session bus.",
         discussion: """
             Exit status: 0 after a clean shutdown (SIGTERM, SIGINT, the bus closing, or a --replace by another \
-            provider); \(ExitStatus.failure) on other failures; \(ExitStatus.nameTaken) when another provider owns \
-            org.freedesktop.secrets; \(ExitStatus.noBus) when there is no bus to connect to.
+            provider); \(ExitStatus.failure) on other failures; \(ExitStatus.badConfig) when the configuration file \
+            cannot be read or is malformed (one line names the file, the line and the problem); \
+            \(ExitStatus.nameTaken) when another provider owns org.freedesktop.secrets; \(ExitStatus.noBus) when there \
+            is no bus to connect to.
+
+            Settings such as auto-lock are read from $XDG_CONFIG_HOME/coffer/cofferd.conf (else \
+            $HOME/.config/coffer/cofferd.conf); a missing file means the defaults. The format is in README.md, \
+            "Configuration".
             """,
         version: CofferVersion.string)
 
@@ -55,6 +62,9 @@ struct Cofferd: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Dismiss a password prompt nobody answered after this many seconds.", valueName: "seconds"))
     var promptTimeout = 300
 
+    @Option(help: ArgumentHelp("Read settings from this file instead of $XDG_CONFIG_HOME/coffer/cofferd.conf; it must exist.", valueName: "file"))
+    var config: String?
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel = "info"
 
@@ -83,6 +93,7 @@ struct Cofferd: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "cofferd")
+        let settings = Self.loadSettings(from: config)
         do {
             try SecretCrypto.initialize()
         } catch {
@@ -100,7 +111,8 @@ struct Cofferd: AsyncParsableCommand {
                     configuration: .init(program: pinentry, timeout: .seconds(promptTimeout)),
                     logger: Logger(label: "cofferd.pinentry")),
                 dataDirectory: directory, loginPassword: loginPassword,
-                keyDerivation: Argon2idParameters(iterations: kdfIterations, memoryKiB: kdfMemory, parallelism: 1)),
+                keyDerivation: Argon2idParameters(iterations: kdfIterations, memoryKiB: kdfMemory, parallelism: 1),
+                autoLock: settings.autoLock),
             logger: logger)
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
@@ -119,6 +131,18 @@ struct Cofferd: AsyncParsableCommand {
         }
     }
 
+    /// Reads the configuration file named with `--config`, else the standard one if it exists; exits on any problem
+    /// rather than run with settings the user did not ask for.
+    static func loadSettings(from explicitPath: String?) -> ConfigFile {
+        guard let path = explicitPath ?? ConfigFile.standardPath(environment: ProcessInfo.processInfo.environment)
+        else { return ConfigFile() }
+        do {
+            return try ConfigFile.load(path: path, required: explicitPath != nil)
+        } catch {
+            fail("\(error)", status: ExitStatus.badConfig)
+        }
+    }
+
     /// Prints one line to standard error and exits with `status`.
     static func fail(_ message: String, status: Int32) -> Never {
         var line = "cofferd: " + message + "\n"
@@ -130,6 +154,7 @@ struct Cofferd: AsyncParsableCommand {
 /// cofferd's documented exit statuses.
 enum ExitStatus {
     static let failure: Int32 = 1
+    static let badConfig: Int32 = 2
     static let nameTaken: Int32 = 3
     static let noBus: Int32 = 4
 }

@@ -168,6 +168,30 @@ struct PersistenceTests {
         #expect(await store.search(["n": "5"]).count == 1)
     }
 
+    @Test("the write that triggers a compaction is in the compacted file")
+    func compactingWriteSurvives() async throws {
+        let dir = try ScratchDirectory()
+        var last = ""
+        do {
+            let store = try await dir.store()
+            let id = try await store.createCollection(label: "C", alias: "", password: password("pw"),
+                                                      preferredID: "c").id
+            _ = try await store.createItem(in: id, label: "x", attributes: [:], secret: secret("v0"), replace: false)
+            var previousSize = 0
+            for round in 1...1_000 {
+                last = "v\(round)"
+                try await store.setSecret(collection: id, item: "1", to: secret(last))
+                let size = try #require(FileManager.default.attributesOfItem(atPath: dir.file("c"))[.size] as? Int)
+                if size < previousSize { break }  // this write compacted the file
+                previousSize = size
+            }
+        }
+        #expect(last != "v1000", "no compaction happened")
+        let store = try await dir.store()
+        #expect(try await store.unlock("c", password: password("pw")))
+        #expect(text(try await store.secret(collection: "c", item: "1")) == last)
+    }
+
     @Test("the directory is 0700 and files 0600")
     func permissions() async throws {
         let dir = try ScratchDirectory()

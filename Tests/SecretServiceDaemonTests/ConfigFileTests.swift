@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: Apache-2.0
+// cofferd.conf: the documented format, where the file lives, and the one-line errors for what it refuses.
+
+import Foundation
+import SecretServiceDaemon
+import SecretStore
+import Testing
+
+extension Duration {
+    fileprivate static func minutes(_ count: Int) -> Duration { .seconds(60 * count) }
+    fileprivate static func hours(_ count: Int) -> Duration { .seconds(3600 * count) }
+}
+
+@Suite("Configuration file")
+struct ConfigFileTests {
+    /// The example in README.md, "Configuration".
+    static let documented = """
+        # comments and blank lines are ignored
+        [defaults]
+        lock-after-idle = 15m        # durations: 90s, 15m, 8h, 1d, or "off"
+        lock-after = 8h
+
+        [collection login]           # per-collection overrides by collection id
+        lock-after-idle = off
+
+        [collection session]         # in-memory collections lock only when named
+        lock-after = 1h
+        """
+
+    func parse(_ text: String) throws(ConfigFileError) -> AutoLockPolicy {
+        try ConfigFile(parsing: text, file: "test.conf").autoLock
+    }
+
+    /// The error message for `text`, or `nil` when it parses.
+    func problem(_ text: String) -> String? {
+        do {
+            _ = try parse(text)
+            return nil
+        } catch {
+            return error.description
+        }
+    }
+
+    @Test("the documented example parses")
+    func documentedFormat() throws {
+        let policy = try parse(Self.documented)
+        #expect(policy == AutoLockPolicy(
+            defaults: AutoLockSettings(idle: .after(.minutes(15)), unlocked: .after(.hours(8))),
+            collections: ["login": AutoLockSettings(idle: .off), "session": AutoLockSettings(unlocked: .after(.hours(1)))]))
+        #expect(policy.timeouts(for: "login", isInMemory: false) == LockTimeouts(idle: nil, unlocked: .hours(8)))
+        #expect(policy.timeouts(for: "work", isInMemory: false) == LockTimeouts(idle: .minutes(15), unlocked: .hours(8)))
+        #expect(policy.timeouts(for: "session", isInMemory: true) == LockTimeouts(idle: .minutes(15),
+                                                                                  unlocked: .hours(1)))
+    }
+
+    @Test("every duration unit, off, CRLF line ends and a section with no keys")
+    func durations() throws {
+        let policy = try parse("[defaults]\r\nlock-after-idle=90s\r\nlock-after =\t1d\r\n[collection a]\n"
+                                   + "lock-after = 0365d\n[collection b]\n[collection c]\nlock-after-idle = off\n")
+        #expect(policy.defaults == AutoLockSettings(idle: .after(.seconds(90)), unlocked: .after(.hours(24))))
+        #expect(policy.collections["a"] == AutoLockSettings(unlocked: .after(.hours(365 * 24))))
+        #expect(policy.collections["b"] == AutoLockSettings())
+        #expect(policy.collections["c"] == AutoLockSettings(idle: .off))
+        #expect(try parse("").locksAnything == false)
+        #expect(try parse("# nothing\n\n   \n") == .off)
+    }
+
+    @Test("unknown keys and sections are refused with their line")
+    func unknownNames() {
+        #expect(problem("[defaults]\n\nlock-after-idel = 15m\n")
+            == "test.conf:3: unknown key 'lock-after-idel' (expected lock-after-idle or lock-after)")
+        #expect(problem("[defualts]\n") == "test.conf:1: unknown section [defualts] (expected [defaults] or [collection ID])")
+        #expect(problem("[defaults]\n[collection]\n")
+            == "test.conf:2: write [collection ID] with one collection identifier, as in [collection login]")
+        #expect(problem("[collection my-keys]\n")
+            == "test.conf:1: 'my-keys' is not a collection identifier (letters, digits and '_')")
+        #expect(problem("[defaults\n") == "test.conf:1: a section header must end with ']'")
+    }
+
+    @Test("bad durations are refused with their line", arguments: [
+        ("15", "expected a duration (90s, 15m, 8h, 1d) or off, not '15'"),
+        ("15x", "expected a duration (90s, 15m, 8h, 1d) or off, not '15x'"),
+        ("1.5h", "expected a duration (90s, 15m, 8h, 1d) or off, not '1.5h'"),
+        ("-5m", "expected a duration (90s, 15m, 8h, 1d) or off, not '-5m'"),
+        ("15 m", "expected a duration (90s, 15m, 8h, 1d) or off, not '15 m'"),
+        ("m", "expected a duration (90s, 15m, 8h, 1d) or off, not 'm'"),
+        ("Off", "expected a duration (90s, 15m, 8h, 1d) or off, not 'Off'"),
+        ("", "expected a duration (90s, 15m, 8h, 1d) or off, not nothing"),
+        ("0m", "'0m' would lock at once; write off to never lock"),
+        ("366d", "'366d' is longer than the limit of 365d"),
+        ("99999999999999999999999s", "'99999999999999999999999s' is longer than the limit of 365d"),
+    ])
+    func badDurations(value: String, message: String) {
+        #expect(problem("# header\n[defaults]\nlock-after = \(value)\n") == "test.conf:3: lock-after: \(message)")
+    }
+
+    @Test("keys outside a section, repeats and stray lines are refused with their line")
+    func structure() {
+        #expect(problem("# comment\nlock-after-idle = 15m\n[defaults]\n")
+            == "test.conf:2: 'lock-after-idle' is outside a section; put it under [defaults] or [collection ID]")
+        #expect(problem("[defaults]\nlock-after = 1h\nlock-after = 2h\n")
+            == "test.conf:3: lock-after is already set on line 2")
+        #expect(problem("[collection a]\n[defaults]\n[collection a]\n")
+            == "test.conf:3: [collection a] already appeared on line 1")
+        #expect(problem("[defaults]\nlock-after 1h\n")
+            == "test.conf:2: expected 'key = value', a [section] header or a # comment")
+        // The same key in different sections is fine.
+        #expect(problem("[defaults]\nlock-after = 1h\n[collection a]\nlock-after = 2h\n") == nil)
+    }
+
+    @Test("the file lives under XDG_CONFIG_HOME, else ~/.config")
+    func location() {
+        #expect(ConfigFile.standardPath(environment: ["XDG_CONFIG_HOME": "/x", "HOME": "/h"]) == "/x/coffer/cofferd.conf")
+        #expect(ConfigFile.standardPath(environment: ["XDG_CONFIG_HOME": "rel", "HOME": "/h"])
+            == "/h/.config/coffer/cofferd.conf")
+        #expect(ConfigFile.standardPath(environment: ["HOME": "/h"]) == "/h/.config/coffer/cofferd.conf")
+        #expect(ConfigFile.standardPath(environment: [:]) == nil)
+    }
+
+    @Test("loading: a missing standard file means defaults; a missing --config file, a directory or bad UTF-8 do not")
+    func loading() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("coffer-config-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let file = directory + "/cofferd.conf"
+        #expect(try ConfigFile.load(path: file, required: false) == ConfigFile())
+        #expect(throws: ConfigFileError(file: file, line: nil, problem: "no such file")) {
+            try ConfigFile.load(path: file, required: true)
+        }
+        try Data(Self.documented.utf8).write(to: URL(fileURLWithPath: file))
+        #expect(try ConfigFile.load(path: file, required: true).autoLock == parse(Self.documented))
+        try Data("[defaults]\nlock-after = 8x\n".utf8).write(to: URL(fileURLWithPath: file))
+        #expect(throws: ConfigFileError(file: file, line: 2, problem:
+                                            "lock-after: expected a duration (90s, 15m, 8h, 1d) or off, not '8x'")) {
+            try ConfigFile.load(path: file, required: false)
+        }
+        try Data([0x5b, 0xff, 0x5d]).write(to: URL(fileURLWithPath: file))
+        #expect(throws: ConfigFileError(file: file, line: nil, problem: "not UTF-8 text")) {
+            try ConfigFile.load(path: file, required: false)
+        }
+        #expect(throws: ConfigFileError(file: directory, line: nil, problem: "cannot read: Is a directory")) {
+            try ConfigFile.load(path: directory, required: false)
+        }
+    }
+}
