@@ -45,8 +45,7 @@ extension DaemonHarness {
             }
             waiters.addTask { await ended.wait().map(Readiness.ended) }
             waiters.addTask {
-                try? await Task.sleep(for: timeout)
-                return Task.isCancelled ? nil : .timedOut
+                await deadlinePassed(after: timeout) ? .timedOut : nil
             }
             defer { waiters.cancelAll() }
             while let next = await waiters.next() {
