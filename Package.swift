@@ -45,7 +45,9 @@ let package = Package(
         .target(name: "DBusTransport", dependencies: ["DBusWire", "CDBus", log], swiftSettings: strict),
         .target(name: "SecretCrypto", dependencies: ["CGcrypt"], swiftSettings: strict),
         .target(name: "SecretServiceProtocol", dependencies: ["DBusWire"], swiftSettings: strict),
-        .target(name: "SecretStore", dependencies: ["SecretServiceProtocol", "SecretCrypto", log], swiftSettings: strict),
+        .target(
+            name: "SecretStore", dependencies: ["SecretServiceProtocol", "SecretCrypto", log],
+            exclude: ["Persistence/FORMAT.md"], swiftSettings: strict),
         .target(
             name: "SecretServiceDaemon",
             dependencies: ["DBusTransport", "SecretStore", "SecretServiceProtocol", "SecretCrypto", log, lifecycle],
@@ -54,7 +56,9 @@ let package = Package(
             name: "SecretServiceClient",
             dependencies: ["DBusTransport", "SecretServiceProtocol", "SecretCrypto", log],
             swiftSettings: strict),
-        .target(name: "Keychain", dependencies: ["SecretServiceClient"], swiftSettings: strict),
+        .target(
+            name: "Keychain", dependencies: ["SecretServiceClient", "SecretServiceProtocol", "SecretCrypto", "DBusWire"],
+            swiftSettings: strict),
 
         // MARK: - Executables
         .executableTarget(

@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: Apache-2.0
+// The CoreFoundation names SecItem code uses, which swift-corelibs-foundation does not define on Linux.
+
+#if !canImport(Security)
+public import Foundation
+
+// swift-corelibs-foundation has no CFDictionary/CFString/CFTypeRef in Swift, but it does bridge Swift values to
+// the NS classes with `as` (`[String: Any] as NSDictionary`, `NSString as String`, `item as? [String: Any]`).
+// Aliasing the CF names to those classes is what makes Apple's snippets (`query as CFDictionary`,
+// `var item: CFTypeRef?`, `kSecClass as String`) compile unchanged.
+
+/// Apple's toll-free bridged dictionary; here the Foundation class Swift dictionaries bridge to.
+public typealias CFDictionary = NSDictionary
+/// Apple's mutable dictionary counterpart.
+public typealias CFMutableDictionary = NSMutableDictionary
+/// Apple's toll-free bridged string; `kSec…` constants have this type.
+public typealias CFString = NSString
+/// Apple's toll-free bridged byte buffer.
+public typealias CFData = NSData
+/// Apple's toll-free bridged array.
+public typealias CFArray = NSArray
+/// Apple's toll-free bridged number.
+public typealias CFNumber = NSNumber
+/// Apple's boolean object; Foundation represents booleans as `NSNumber`.
+public typealias CFBoolean = NSNumber
+/// Apple's toll-free bridged date.
+public typealias CFDate = NSDate
+/// Any CoreFoundation object: results of `SecItemCopyMatching` arrive as one.
+public typealias CFTypeRef = AnyObject
+/// The result code of every Security function (`errSec…` constants).
+public typealias OSStatus = Int32
+
+/// The generic "no error" status, equal to `errSecSuccess`.
+public let noErr: OSStatus = 0
+
+/// The boolean true object, for dictionaries such as `[kSecReturnData: kCFBooleanTrue]`.
+public let kCFBooleanTrue: CFBoolean! = NSNumber(value: true)
+/// The boolean false object.
+public let kCFBooleanFalse: CFBoolean! = NSNumber(value: false)
+#endif

@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: Apache-2.0
+// The result shapes of SecItemCopyMatching and SecItemAdd, built as Foundation objects on the caller's thread.
+
+import DBusWire
+import Foundation
+import SecretCrypto
+import SecretServiceClient
+
+/// What one matched item contributes to a result.
+struct ResultEntry: Sendable {
+    var data: Data?
+    var attributes: [String: KeychainValue]?
+    var persistentReference: Data?
+}
+
+/// A result before it becomes Foundation objects (which are not Sendable, so they are made on the caller's side).
+struct ItemResult: Sendable {
+    var entries: [ResultEntry]
+    /// Whether the caller asked for one result (bare value) or several (array, even of one).
+    var isList: Bool
+    var returnData: Bool
+    var returnAttributes: Bool
+    var returnPersistentRef: Bool
+
+    init(_ entries: [ResultEntry], for query: ItemQuery, isList: Bool) {
+        self.entries = entries
+        self.isList = isList
+        returnData = query.returnData
+        returnAttributes = query.returnAttributes
+        returnPersistentRef = query.returnPersistentRef
+    }
+
+    /// Apple's shape: exactly one return key → the bare value; several → a dictionary of the attributes plus
+    /// `v_Data`/`v_PersistentRef`; a limit other than one → an array of those.
+    var object: CFTypeRef? {
+        let objects = entries.map(entryObject)
+        if isList { return objects as NSArray }
+        return objects.first.map { $0 as AnyObject }
+    }
+
+    private func entryObject(_ entry: ResultEntry) -> Any {
+        let requested = [returnData, returnAttributes, returnPersistentRef].filter { $0 }.count
+        if requested == 1 {
+            if returnData { return NSData(data: entry.data ?? Data()) }
+            if returnPersistentRef { return NSData(data: entry.persistentReference ?? Data()) }
+        }
+        var dictionary: [String: Any] = [:]
+        if returnAttributes {
+            for (key, value) in entry.attributes ?? [:] { dictionary[key] = value.foundationObject }
+            if requested == 1 { return dictionary as NSDictionary }
+        }
+        if returnData { dictionary["v_Data"] = entry.data ?? Data() }
+        if returnPersistentRef { dictionary["v_PersistentRef"] = entry.persistentReference ?? Data() }
+        return dictionary as NSDictionary
+    }
+}
+
+extension OperationContext {
+    /// Builds the result entries for `items`, fetching all secrets in one `GetSecrets` when data is wanted.
+    func resultEntries(for items: [StoredItem], query: ItemQuery) async throws -> [ResultEntry] {
+        var secrets: [String: Data] = [:]
+        if query.returnData {
+            for (path, secret) in try await client.secrets(of: items.map(\.path)) {
+                secrets[path.rawValue] = Data(secret.value.copyBytes())
+            }
+            guard items.allSatisfy({ secrets[$0.path.rawValue] != nil }) else {
+                throw KeychainFailure(interaction == .allow ? errSecAuthFailed : errSecInteractionNotAllowed)
+            }
+        }
+        return items.map { item in
+            ResultEntry(data: secrets[item.path.rawValue],
+                        attributes: query.returnAttributes ? item.appleAttributes : nil,
+                        persistentReference: query.returnPersistentRef ? item.persistentReference : nil)
+        }
+    }
+}

@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: Apache-2.0
+// Which attributes each password class has, which form its primary key, and their Secret Service names.
+
+/// The `kSecClass` values.
+enum ItemClass: String, Sendable, CaseIterable {
+    case genericPassword = "genp"
+    case internetPassword = "inet"
+    case certificate = "cert"
+    case key = "keys"
+    case identity = "idnt"
+
+    /// Whether this library stores the class yet (certificates, keys and identities are phase 2).
+    var isSupported: Bool { self == .genericPassword || self == .internetPassword }
+}
+
+/// How an attribute's Apple value is typed and encoded as a Secret Service string (mapping §6.1).
+enum AttributeKind: Sendable {
+    /// A string, stored verbatim.
+    case text
+    /// String or Data, type recorded in `keychain:types`.
+    case blob
+    /// An integer, stored in decimal.
+    case number
+    /// A boolean, stored as `true`/`false`.
+    case flag
+    /// A `kSecAttrAccessible…` value, stored raw.
+    case accessibility
+    /// A `kSecAttrProtocol…` code, stored as the URL scheme.
+    case protocolCode
+    /// A `kSecAttrAuthenticationType…` code, stored as libsecret's name.
+    case authenticationType
+    /// The access group.
+    case accessGroup
+    /// `kSecAttrSynchronizable`: stored as `keychain:sync=true` only when true.
+    case synchronizable
+    /// The item's label property.
+    case label
+    /// The item's Created/Modified property (read-only).
+    case date
+    /// `kSecAttrAccessControl`: cannot be honoured.
+    case accessControl
+}
+
+/// One attribute of a class.
+struct AttributeSpec: Sendable {
+    /// Apple's raw key (`acct`).
+    let key: String
+    let kind: AttributeKind
+    /// The Secret Service attribute name, or `nil` for item properties (label, dates) and unsupported ones.
+    let name: String?
+    /// Whether it belongs to the class's primary key (DPK).
+    let isPrimaryKey: Bool
+
+    init(_ key: String, _ kind: AttributeKind, _ name: String?, primaryKey: Bool = false) {
+        self.key = key
+        self.kind = kind
+        self.name = name
+        self.isPrimaryKey = primaryKey
+    }
+
+    /// The PK value written when the caller gave none: `""` for strings, `0` for numbers.
+    var primaryKeyDefault: String { kind == .number ? "0" : "" }
+}
+
+/// The attributes, schema name and markers of one stored class.
+struct ItemSchema: Sendable {
+    let itemClass: ItemClass
+    /// The `xdg:schema` value.
+    let schemaName: String
+    let attributes: [String: AttributeSpec]
+
+    var primaryKey: [AttributeSpec] { attributes.values.filter(\.isPrimaryKey).sorted { $0.key < $1.key } }
+
+    static func forClass(_ itemClass: ItemClass) -> ItemSchema? {
+        switch itemClass {
+        case .genericPassword: genericPassword
+        case .internetPassword: internetPassword
+        default: nil
+        }
+    }
+
+    // MARK: - Marker attribute names (mapping §6.1, §7.1)
+
+    static let schemaAttribute = "xdg:schema"
+    static let classAttribute = "keychain:class"
+    static let versionAttribute = "keychain:v"
+    static let typesAttribute = "keychain:types"
+    static let groupAttribute = "keychain:agrp"
+    static let syncAttribute = "keychain:sync"
+    static let mirrorAttribute = "username"
+
+    // MARK: - Classes
+
+    private static let common: [AttributeSpec] = [
+        AttributeSpec("agrp", .accessGroup, groupAttribute, primaryKey: true),
+        AttributeSpec("sync", .synchronizable, syncAttribute, primaryKey: true),
+        AttributeSpec("pdmn", .accessibility, "keychain:pdmn"),
+        AttributeSpec("accc", .accessControl, nil),
+        AttributeSpec("labl", .label, nil),
+        AttributeSpec("cdat", .date, nil),
+        AttributeSpec("mdat", .date, nil),
+        AttributeSpec("desc", .text, "keychain:desc"),
+        AttributeSpec("icmt", .text, "keychain:icmt"),
+        AttributeSpec("crtr", .number, "keychain:crtr"),
+        AttributeSpec("type", .number, "keychain:type"),
+        AttributeSpec("invi", .flag, "keychain:invi"),
+        AttributeSpec("nega", .flag, "keychain:nega"),
+    ]
+
+    static let genericPassword = ItemSchema(
+        itemClass: .genericPassword, schemaName: "org.freedesktop.Secret.Generic",
+        attributes: index(common + [
+            AttributeSpec("acct", .blob, "account", primaryKey: true),
+            AttributeSpec("svce", .blob, "service", primaryKey: true),
+            AttributeSpec("gena", .blob, "keychain:gena"),
+        ]))
+
+    static let internetPassword = ItemSchema(
+        itemClass: .internetPassword, schemaName: "org.gnome.keyring.NetworkPassword",
+        attributes: index(common + [
+            AttributeSpec("acct", .blob, "user", primaryKey: true),
+            AttributeSpec("srvr", .blob, "server", primaryKey: true),
+            AttributeSpec("sdmn", .blob, "domain", primaryKey: true),
+            AttributeSpec("path", .blob, "object", primaryKey: true),
+            AttributeSpec("port", .number, "port", primaryKey: true),
+            AttributeSpec("ptcl", .protocolCode, "protocol", primaryKey: true),
+            AttributeSpec("atyp", .authenticationType, "authtype", primaryKey: true),
+        ]))
+
+    private static func index(_ specs: [AttributeSpec]) -> [String: AttributeSpec] {
+        Dictionary(uniqueKeysWithValues: specs.map { ($0.key, $0) })
+    }
+
+    /// The attribute keys every class has (used to tell "no such attribute" from "unknown key").
+    static let allKnownKeys: Set<String> = Set(genericPassword.attributes.keys).union(internetPassword.attributes.keys)
+}

@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: Apache-2.0
+// Which bus, access group and options the SecItem functions use: per process, overridable per task.
+
+import Foundation
+import Synchronization
+
+/// The settings the `SecItem…` functions run with.
+///
+/// The functions read ``current``: the value bound with `withConfiguration(_:operation:)`
+/// for the calling task if there is one, else the process-wide ``processDefault``. Binding per task lets tests
+/// (and programs talking to several buses) run side by side without touching the process environment.
+public struct KeychainConfiguration: Sendable, Hashable {
+    /// The D-Bus address of the bus the provider is on; `nil` means the session bus (`DBUS_SESSION_BUS_ADDRESS`).
+    public var busAddress: String?
+    /// The access group new items go to; `nil` means `COFFER_ACCESS_GROUP`, else the executable's name.
+    public var accessGroup: String?
+    /// The groups a query without `kSecAttrAccessGroup` searches; `nil` means only the default group.
+    public var accessGroups: [String]?
+    /// Whether generic passwords also carry `username` (= account), so python keyring, keyring-rs and
+    /// go-keyring find them.
+    public var mirrorsUsername: Bool
+    /// Whether a `plain` transfer session is acceptable when the provider refuses Diffie-Hellman.
+    public var allowsPlainSession: Bool
+    /// Where the cross-process write lock lives; `nil` means `$XDG_RUNTIME_DIR`, else the temporary directory.
+    public var lockDirectory: String?
+
+    /// - Parameters:
+    ///   - busAddress: the provider's bus, or `nil` for the session bus.
+    ///   - accessGroup: the default access group, or `nil` for the environment or executable name.
+    ///   - accessGroups: the groups searched by default, or `nil` for just the default group.
+    ///   - mirrorsUsername: whether generic passwords get a `username` attribute too.
+    ///   - allowsPlainSession: whether to fall back to an unencrypted transfer session.
+    ///   - lockDirectory: the lock file's directory, or `nil` for the default.
+    public init(busAddress: String? = nil, accessGroup: String? = nil, accessGroups: [String]? = nil,
+                mirrorsUsername: Bool = true, allowsPlainSession: Bool = false, lockDirectory: String? = nil) {
+        self.busAddress = busAddress
+        self.accessGroup = accessGroup
+        self.accessGroups = accessGroups
+        self.mirrorsUsername = mirrorsUsername
+        self.allowsPlainSession = allowsPlainSession
+        self.lockDirectory = lockDirectory
+    }
+
+    // MARK: - Which configuration applies
+
+    private static let processWide = Mutex(KeychainConfiguration())
+    @TaskLocal private static var taskBound: KeychainConfiguration?
+
+    /// The configuration of calls made outside `withConfiguration(_:operation:)`.
+    public static var processDefault: KeychainConfiguration {
+        get { processWide.withLock { $0 } }
+        set { processWide.withLock { $0 = newValue } }
+    }
+
+    /// The configuration a `SecItem…` call made here would use.
+    public static var current: KeychainConfiguration { taskBound ?? processDefault }
+
+    /// Runs `operation` with `configuration` in force for every `SecItem…` call it makes (synchronously or in
+    /// child tasks).
+    /// - Parameters:
+    ///   - configuration: the settings.
+    ///   - operation: the work.
+    /// - Returns: what `operation` returns.
+    /// - Throws: what `operation` throws.
+    public static func withConfiguration<T>(_ configuration: KeychainConfiguration,
+                                            operation: () async throws -> T) async rethrows -> T {
+        try await $taskBound.withValue(configuration, operation: operation)
+    }
+
+    /// Runs `operation` synchronously with `configuration` in force for its `SecItem…` calls.
+    /// - Parameters:
+    ///   - configuration: the settings.
+    ///   - operation: the work.
+    /// - Returns: what `operation` returns.
+    /// - Throws: what `operation` throws.
+    public static func withConfiguration<T>(_ configuration: KeychainConfiguration,
+                                            operation: () throws -> T) rethrows -> T {
+        try $taskBound.withValue(configuration, operation: operation)
+    }
+
+    // MARK: - Resolved values
+
+    /// The default access group after applying the fallbacks of mapping §7.4.
+    var resolvedAccessGroup: String {
+        if let accessGroup, !accessGroup.isEmpty { return accessGroup }
+        if let group = ProcessInfo.processInfo.environment["COFFER_ACCESS_GROUP"], !group.isEmpty { return group }
+        let name = URL(fileURLWithPath: CommandLine.arguments.first ?? "").lastPathComponent
+        return name.isEmpty ? ProcessInfo.processInfo.processName : name
+    }
+
+    /// The groups searched when a query names none.
+    var resolvedAccessGroups: [String] {
+        if let accessGroups, !accessGroups.isEmpty { return accessGroups }
+        return [resolvedAccessGroup]
+    }
+
+    /// The key that identifies the bus: the explicit address, else the session bus address now in the environment.
+    var busKey: String {
+        busAddress ?? "session:" + (ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"] ?? "")
+    }
+}

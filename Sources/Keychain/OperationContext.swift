@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: Apache-2.0
+// Runs one SecItem operation against the shared client and turns every failure into an OSStatus.
+
+import DBusWire
+import Foundation
+import SecretServiceClient
+import SecretServiceProtocol
+
+/// What one operation needs: the settings, the client, and whether it may prompt.
+struct OperationContext: Sendable {
+    let configuration: KeychainConfiguration
+    let client: SecretService
+    let interaction: AuthenticationUI
+
+    /// Runs `body` with a connected client.
+    ///
+    /// A connection that turns out dead (the provider restarted, the bus went away) is dropped and the operation
+    /// is tried once more on a fresh one, so long-running programs survive a daemon restart.
+    static func perform<T: Sendable>(
+        _ configuration: KeychainConfiguration, interaction: AuthenticationUI,
+        _ body: @Sendable (OperationContext) async throws -> T
+    ) async -> Result<T, KeychainFailure> {
+        var attempt = 0
+        while true {
+            attempt += 1
+            let client: SecretService
+            do {
+                client = try await ProviderRegistry.shared.client(for: configuration)
+            } catch {
+                return .failure(ProviderRegistry.failure(for: error, interactionAllowed: interaction == .allow))
+            }
+            do {
+                return .success(try await body(OperationContext(
+                    configuration: configuration, client: client, interaction: interaction)))
+            } catch {
+                let failure = ProviderRegistry.failure(for: error, interactionAllowed: interaction == .allow)
+                guard ProviderRegistry.isConnectionLoss(failure.status) else { return .failure(failure) }
+                await ProviderRegistry.shared.discard(key: configuration.busKey, client: client)
+                if attempt >= 2 { return .failure(failure) }
+            }
+        }
+    }
+
+    // MARK: - Locked collections and items
+
+    /// Makes `paths` readable: unlocks them with a prompt when allowed, else fails with -25308 (or, for
+    /// `kSecUseAuthenticationUISkip`, leaves them out).
+    /// - Returns: the paths now unlocked.
+    func unlocked(_ paths: [ObjectPath]) async throws -> [ObjectPath] {
+        guard !paths.isEmpty else { return [] }
+        switch interaction {
+        case .fail: throw KeychainFailure(errSecInteractionNotAllowed)
+        case .skip: return []
+        case .allow: return try await client.unlock(paths)
+        }
+    }
+
+    /// The collection new items go to (the `default` alias), unlocked.
+    func writableCollection() async throws -> ObjectPath {
+        let collection: ObjectPath
+        do {
+            collection = try await client.defaultCollection()
+        } catch SecretServiceClientError.dismissed {
+            throw KeychainFailure(errSecNoDefaultKeychain)
+        }
+        if try await client.collectionProperties(collection).locked {
+            guard interaction == .allow else { throw KeychainFailure(errSecInteractionNotAllowed) }
+            try await client.unlock([collection])
+        }
+        return collection
+    }
+
+    /// The properties of `paths`, skipping items deleted meanwhile.
+    func properties(of paths: [ObjectPath], expected: ItemClass?) async throws -> [StoredItem] {
+        var items: [StoredItem] = []
+        for path in paths {
+            do {
+                let properties = try await client.itemProperties(path)
+                if let item = StoredItem(path: path, properties: properties, expected: expected) { items.append(item) }
+            } catch SecretServiceError.noSuchObject {
+                continue
+            }
+        }
+        return items
+    }
+}

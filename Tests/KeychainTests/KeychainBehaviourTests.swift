@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: Apache-2.0
+// iOS keychain semantics over cofferd: update and delete all matches, synchronizable, access groups, references.
+
+import Foundation
+import Keychain
+import SecretServiceTestSupport
+import Testing
+
+extension KeychainSuites {
+    @Suite("Keychain semantics against cofferd")
+    struct KeychainBehaviourTests {
+        static let genp = kSecClassGenericPassword as String
+
+        @Test("update and delete act on every match")
+        func updateAndDeleteAll() async throws {
+            try await withKeychain { _, _, _ in
+                for account in ["a", "b", "c"] {
+                    #expect(addGenericPassword(service: "many", account: account, password: "old") == errSecSuccess)
+                }
+                #expect(addGenericPassword(service: "other", account: "a", password: "keep") == errSecSuccess)
+                let many: [String: Any] = [kSecClass as String: Self.genp, kSecAttrService as String: "many"]
+                let change: [String: Any] = [kSecValueData as String: Data("new".utf8)]
+                #expect(SecItemUpdate(many as CFDictionary, change as CFDictionary) == errSecSuccess)
+                for account in ["a", "b", "c"] {
+                    #expect(readGenericPassword(service: "many", account: account) == (errSecSuccess, "new"))
+                }
+                // Moving all three to one account would give them one primary key: refused, nothing written.
+                #expect(SecItemUpdate(many as CFDictionary, [kSecAttrAccount as String: "z"] as CFDictionary)
+                        == errSecDuplicateItem)
+                #expect(readGenericPassword(service: "many", account: "z").0 == errSecItemNotFound)
+                // Taking the primary key of an item outside the set is refused too.
+                let one: [String: Any] = [kSecClass as String: Self.genp, kSecAttrService as String: "other"]
+                #expect(SecItemUpdate(one as CFDictionary, [kSecAttrService as String: "many"] as CFDictionary)
+                        == errSecDuplicateItem)
+
+                #expect(SecItemDelete(many as CFDictionary) == errSecSuccess)
+                #expect(readGenericPassword(service: "many", account: "b").0 == errSecItemNotFound)
+                #expect(readGenericPassword(service: "other", account: "a") == (errSecSuccess, "keep"))
+                let none: [String: Any] = [kSecClass as String: Self.genp, kSecAttrService as String: "nothing"]
+                #expect(SecItemUpdate(none as CFDictionary, change as CFDictionary) == errSecItemNotFound)
+            }
+        }
+
+        @Test("synchronizable absent/false, true and Any select the right items")
+        func synchronizable() async throws {
+            try await withKeychain { _, _, _ in
+                #expect(addGenericPassword(service: "sync", account: "a", password: "local") == errSecSuccess)
+                #expect(addGenericPassword(service: "sync", account: "a", password: "cloud",
+                                           extra: [kSecAttrSynchronizable as String: true]) == errSecSuccess)
+                #expect(readGenericPassword(service: "sync", account: "a") == (errSecSuccess, "local"))
+                #expect(readGenericPassword(service: "sync", account: "a",
+                                            extra: [kSecAttrSynchronizable as String: false]) == (errSecSuccess, "local"))
+                #expect(readGenericPassword(service: "sync", account: "a",
+                                            extra: [kSecAttrSynchronizable as String: kCFBooleanTrue!])
+                        == (errSecSuccess, "cloud"))
+                var items: CFTypeRef?
+                let any: [String: Any] = [kSecClass as String: Self.genp, kSecAttrService as String: "sync",
+                                          kSecAttrSynchronizable as String: kSecAttrSynchronizableAny,
+                                          kSecMatchLimit as String: kSecMatchLimitAll, kSecReturnData as String: true]
+                #expect(SecItemCopyMatching(any as CFDictionary, &items) == errSecSuccess)
+                #expect(Set((items as? [Data]) ?? []) == [Data("local".utf8), Data("cloud".utf8)])
+                let deleteAny: [String: Any] = [kSecClass as String: Self.genp, kSecAttrService as String: "sync",
+                                                kSecAttrSynchronizable as String: kSecAttrSynchronizableAny]
+                #expect(SecItemDelete(deleteAny as CFDictionary) == errSecSuccess)
+                #expect(readGenericPassword(service: "sync", account: "a").0 == errSecItemNotFound)
+            }
+        }
+
+        @Test("access groups are namespaces: queries see the caller's groups unless they name another")
+        func accessGroups() async throws {
+            try await withKeychain { bus, _, _ in
+                #expect(addGenericPassword(service: "grp", account: "a", password: "mine") == errSecSuccess)
+                #expect(addGenericPassword(service: "grp", account: "a", password: "shared",
+                                           extra: [kSecAttrAccessGroup as String: "shared.group"]) == errSecSuccess)
+                #expect(readGenericPassword(service: "grp", account: "a") == (errSecSuccess, "mine"))
+                #expect(readGenericPassword(service: "grp", account: "a",
+                                            extra: [kSecAttrAccessGroup as String: "shared.group"])
+                        == (errSecSuccess, "shared"))
+                let other = KeychainConfiguration(busAddress: bus.address, accessGroup: "another.app",
+                                                  lockDirectory: bus.directory.path)
+                KeychainConfiguration.withConfiguration(other) {
+                    #expect(readGenericPassword(service: "grp", account: "a").0 == errSecItemNotFound)
+                }
+                let both = KeychainConfiguration(busAddress: bus.address, accessGroup: testGroup,
+                                                 accessGroups: [testGroup, "shared.group"],
+                                                 lockDirectory: bus.directory.path)
+                KeychainConfiguration.withConfiguration(both) {
+                    var items: CFTypeRef?
+                    let all: [String: Any] = [kSecClass as String: Self.genp, kSecAttrService as String: "grp",
+                                              kSecMatchLimit as String: kSecMatchLimitAll, kSecReturnData as String: true]
+                    #expect(SecItemCopyMatching(all as CFDictionary, &items) == errSecSuccess)
+                    #expect((items as? [Data])?.count == 2)
+                }
+            }
+        }
+
+        @Test("a persistent reference finds, updates and deletes its item without kSecClass")
+        func persistentReference() async throws {
+            try await withKeychain { _, _, _ in
+                var added: CFTypeRef?
+                let add: [String: Any] = [kSecClass as String: Self.genp, kSecAttrService as String: "ref",
+                                          kSecAttrAccount as String: "a", kSecValueData as String: Data("v1".utf8),
+                                          kSecReturnPersistentRef as String: true]
+                #expect(SecItemAdd(add as CFDictionary, &added) == errSecSuccess)
+                let reference = try #require(added as? Data)
+                var item: CFTypeRef?
+                let byReference: [String: Any] = [kSecValuePersistentRef as String: reference,
+                                                  kSecReturnData as String: true]
+                #expect(SecItemCopyMatching(byReference as CFDictionary, &item) == errSecSuccess)
+                #expect(item as? Data == Data("v1".utf8))
+                let target: [String: Any] = [kSecValuePersistentRef as String: reference]
+                #expect(SecItemUpdate(target as CFDictionary, [kSecValueData as String: Data("v2".utf8)] as CFDictionary)
+                        == errSecSuccess)
+                #expect(readGenericPassword(service: "ref", account: "a") == (errSecSuccess, "v2"))
+                #expect(SecItemDelete(target as CFDictionary) == errSecSuccess)
+                #expect(SecItemCopyMatching(byReference as CFDictionary, &item) == errSecItemNotFound)
+            }
+        }
+
+        @Test("calls from many threads at once keep the primary key unique")
+        func concurrentAdds() async throws {
+            try await withKeychain { bus, _, _ in
+                let configuration = KeychainConfiguration.current
+                let statuses = await withTaskGroup(of: OSStatus.self) { group in
+                    for index in 0..<6 {
+                        group.addTask {
+                            KeychainConfiguration.withConfiguration(configuration) {
+                                addGenericPassword(service: "race", account: "a", password: "\(index)")
+                            }
+                        }
+                    }
+                    return await group.reduce(into: []) { $0.append($1) }
+                }
+                #expect(statuses.filter { $0 == errSecSuccess }.count == 1)
+                #expect(statuses.filter { $0 == errSecDuplicateItem }.count == 5)
+                _ = bus
+            }
+        }
+    }
+}

@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: Apache-2.0
+// Constants, messages and the query checks that fail before any provider is contacted.
+
+import Foundation
+import Keychain
+import Testing
+
+extension KeychainSuites {
+    @Suite("Constants, status messages and invalid queries")
+    struct QueryValidationTests {
+        @Test("constants carry Apple's raw values")
+        func rawValues() {
+            #expect(kSecClass as String == "class")
+            #expect(kSecClassGenericPassword as String == "genp")
+            #expect(kSecClassInternetPassword as String == "inet")
+            #expect(kSecAttrAccount as String == "acct")
+            #expect(kSecAttrService as String == "svce")
+            #expect(kSecAttrServer as String == "srvr")
+            #expect(kSecAttrProtocolHTTPS as String == "htps")
+            #expect(kSecAttrProtocolFTP as String == "ftp ")
+            #expect(kSecAttrAuthenticationTypeHTTPBasic as String == "http")
+            #expect(kSecAttrAccessibleAfterFirstUnlock as String == "ck")
+            #expect(kSecMatchLimitAll as String == "m_LimitAll")
+            #expect(kSecReturnPersistentRef as String == "r_PersistentRef")
+            #expect(kSecValueData as String == "v_Data")
+            #expect(kSecUseAuthenticationUIFail as String == "u_AuthUIF")
+            #expect(kSecAttrSynchronizableAny as String == "syna")
+            #expect(errSecDuplicateItem == -25299 && errSecItemNotFound == -25300 && errSecParam == -50)
+            #expect(errSecInteractionNotAllowed == -25308 && errSecNotAvailable == -25291 && noErr == 0)
+        }
+
+        @Test("SecCopyErrorMessageString returns Apple's text, else OSStatus <n>")
+        func messages() {
+            #expect(SecCopyErrorMessageString(errSecItemNotFound, nil) as String?
+                    == "The specified item could not be found in the keychain.")
+            #expect(SecCopyErrorMessageString(errSecSuccess, nil) as String? == "No error.")
+            #expect(SecCopyErrorMessageString(errSecInternalComponent, nil) as String? == "OSStatus -2070")
+            #expect(SecCopyErrorMessageString(12345, nil) as String? == "OSStatus 12345")
+        }
+
+        // None of these reach a provider: the process-wide configuration points at a bus that does not exist, so a
+        // check that wrongly let a query through would fail with errSecNotAvailable instead.
+        static let nowhere = KeychainConfiguration(busAddress: "unix:path=/nonexistent/coffer-test-bus")
+
+        @Test("an attribute the class lacks is errSecNoSuchAttr")
+        func noSuchAttribute() {
+            KeychainConfiguration.withConfiguration(Self.nowhere) {
+                let query: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrServer as String: "h"]
+                #expect(SecItemCopyMatching(query as CFDictionary, nil) == errSecNoSuchAttr)
+                #expect(SecItemDelete(query as CFDictionary) == errSecNoSuchAttr)
+            }
+        }
+
+        @Test("invalid queries are errSecParam")
+        func invalidQueries() {
+            KeychainConfiguration.withConfiguration(Self.nowhere) {
+                let genp: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "s"]
+                var item: CFTypeRef?
+                // No class.
+                #expect(SecItemCopyMatching([kSecAttrService as String: "s"] as CFDictionary, &item) == errSecParam)
+                // A return key with no result pointer.
+                #expect(SecItemCopyMatching(genp.merging([kSecReturnData as String: true]) { $1 } as CFDictionary, nil)
+                        == errSecParam)
+                #expect(SecItemAdd(genp.merging([kSecReturnData as String: true]) { $1 } as CFDictionary, nil)
+                        == errSecParam)
+                // Return keys in an update, match keys in a delete or in the attributes to update.
+                #expect(SecItemUpdate(genp.merging([kSecReturnData as String: true]) { $1 } as CFDictionary,
+                                      [kSecAttrComment as String: "c"] as CFDictionary) == errSecParam)
+                #expect(SecItemUpdate(genp as CFDictionary, [kSecMatchLimit as String: kSecMatchLimitAll] as CFDictionary)
+                        == errSecParam)
+                #expect(SecItemDelete(genp.merging([kSecMatchLimit as String: kSecMatchLimitOne]) { $1 } as CFDictionary)
+                        == errSecParam)
+                // Wrong value types.
+                #expect(SecItemCopyMatching(genp.merging([kSecAttrPort as String: "x"]) { $1 } as CFDictionary, &item)
+                        == errSecNoSuchAttr)
+                let inet: [String: Any] = [kSecClass as String: kSecClassInternetPassword, kSecAttrPort as String: "x"]
+                #expect(SecItemCopyMatching(inet as CFDictionary, &item) == errSecParam)
+                #expect(SecItemCopyMatching(genp.merging([kSecReturnData as String: "yes"]) { $1 } as CFDictionary, &item)
+                        == errSecParam)
+                #expect(SecItemCopyMatching(genp.merging([kSecMatchLimit as String: "lots"]) { $1 } as CFDictionary, &item)
+                        == errSecParam)
+                #expect(SecItemAdd(genp.merging([kSecValueData as String: "not data"]) { $1 } as CFDictionary, nil)
+                        == errSecParam)
+                #expect(SecItemCopyMatching(genp.merging(["bogus": 1]) { $1 } as CFDictionary, &item) == errSecParam)
+            }
+        }
+
+        @Test("certificates, keys and identities are errSecUnimplemented, never a silent success")
+        func unsupportedClasses() {
+            KeychainConfiguration.withConfiguration(Self.nowhere) {
+                for itemClass in [kSecClassCertificate, kSecClassKey, kSecClassIdentity] {
+                    #expect(SecItemAdd([kSecClass as String: itemClass] as CFDictionary, nil) == errSecUnimplemented)
+                    #expect(SecItemCopyMatching([kSecClass as String: itemClass] as CFDictionary, nil) == errSecUnimplemented)
+                    #expect(SecItemDelete([kSecClass as String: itemClass] as CFDictionary) == errSecUnimplemented)
+                }
+            }
+        }
+
+        @Test("no bus at the configured address is errSecNotAvailable")
+        func noBus() {
+            KeychainConfiguration.withConfiguration(Self.nowhere) {
+                #expect(addGenericPassword(service: "s", account: "a", password: "p") == errSecNotAvailable)
+            }
+        }
+    }
+}
