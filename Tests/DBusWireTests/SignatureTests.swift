@@ -16,7 +16,7 @@ struct SignatureTests {
 
     @Test("complete types are split correctly")
     func completeTypes() throws {
-        let signature = try #require(Signature("sa{sv}(oayays)b"))
+        let signature = try #require(Signature("sa{sv}(oayays)b" as String))
         #expect(signature.types == [
             .string, .dictionary(key: .string, value: .variant),
             .structure([.objectPath, .array(.byte), .array(.byte), .string]), .boolean,

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Owns every session and prompt, each bound to the unique bus name of the client that made it.
 
-public import DBusWire
+import DBusWire
 import SecretServiceProtocol
 
 /// Sessions and prompts, keyed by id and owned by one client each. A client that leaves the bus loses them all.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // One prompt's life: waiting for Prompt(), running, then completed exactly once.
 
-public import DBusWire
+import DBusWire
 
 /// What a prompt does once the client calls `Prompt()`: it asks the prompter and returns the `Completed` result,
 /// or `nil` when dismissed.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // A client's transfer session: how secrets are encoded between this caller and the daemon.
 
-public import DBusWire
+import DBusWire
 import SecretCrypto
 import SecretServiceProtocol
 import SecretStore

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The Secret Service interfaces (spec 0.2) and the standard D-Bus interfaces every object carries.
 
-public import DBusWire
+import DBusWire
 import SecretServiceProtocol
 
 /// The interfaces the provider serves, as declarations. `dbus/org.freedesktop.Secrets.xml` must agree with them;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The shared parts every adaptor works with.
 
-public import Logging
+import Logging
 import DBusWire
 import SecretServiceProtocol
 import SecretStore

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // What an incoming path resolves to, after consulting the store and the client registry.
 
-public import DBusWire
+import DBusWire
 import SecretServiceProtocol
 
 /// The object a call addresses, resolved against current state. Collections and items keep the path they were
