@@ -99,6 +99,11 @@ struct Cofferd: AsyncParsableCommand {
         } catch {
             Self.fail("cannot initialise secure memory: \(error)", status: ExitStatus.failure)
         }
+        // Keys and passwords must never reach swap: without locked secure memory, refuse to run.
+        guard SecretCrypto.isSecureMemoryLocked else {
+            Self.fail("cannot lock 1 MiB of secure memory into RAM; raise the memory-lock limit (ulimit -l, or "
+                + "LimitMEMLOCK= in the systemd unit)", status: ExitStatus.failure)
+        }
         let directory = memoryOnly ? nil : (dataDir ?? DataDirectory.standard)
         if !memoryOnly && directory == nil {
             Self.fail("no data directory: set HOME or XDG_DATA_HOME, or pass --data-dir", status: ExitStatus.failure)
