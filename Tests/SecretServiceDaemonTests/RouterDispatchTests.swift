@@ -99,12 +99,24 @@ struct RouterDispatchTests {
             == "org.freedesktop.Secret.Error.NoSession")
     }
 
-    @Test("a client cannot open sessions without bound")
+    @Test("a client looping on OpenSession holds at most the cap; the least recently used session goes first")
     func sessionLimit() async throws {
         let h = try await RouterHarness()
-        for _ in 0..<64 { _ = try await h.plainSession() }
-        #expect(await h.errorName(service, nil, "OpenSession", [.string("plain"), .variant(.string(""))])
-            == "org.freedesktop.DBus.Error.LimitsExceeded")
+        let first = try await h.plainSession()
+        let second = try await h.plainSession()
+        for _ in 0..<(ClientLimits.default.maximumSessionsPerClient - 2) { _ = try await h.plainSession() }
+        // Using the first session makes the second the least recently used.
+        _ = try await h.ok(defaultAlias, nil, "CreateItem", [.variantDictionary([:]), plainSecret(first, "x"),
+                                                             .boolean(false)])
+        let newest = try await h.plainSession()
+        #expect(await h.errorName(second, nil, "Close") == "org.freedesktop.Secret.Error.NoSuchObject")
+        #expect(await h.errorName(first, nil, "Close") == nil)
+        #expect(await h.errorName(newest, nil, "Close") == nil)
+        for _ in 0..<10 { _ = try await h.plainSession() }
+        let children = try await h.ok("/org/freedesktop/secrets/session", SecretServiceNames.introspectableInterface,
+                                      "Introspect")
+        let count = children.first?.string?.ranges(of: "<node name=").count ?? 0
+        #expect(count == ClientLimits.default.maximumSessionsPerClient)
         _ = try await h.plainSession(for: RouterHarness.second)
     }
 }

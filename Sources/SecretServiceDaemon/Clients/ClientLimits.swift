@@ -2,7 +2,8 @@
 // Per-client limits on sessions and prompts.
 
 /// Caps on what one client connection may hold open, so a client looping on `OpenSession` cannot exhaust the
-/// daemon. Exceeding one yields `org.freedesktop.DBus.Error.LimitsExceeded`.
+/// daemon. Past the session cap the client's least recently used session is closed; past the prompt cap new
+/// prompts are refused with `org.freedesktop.DBus.Error.LimitsExceeded`.
 public struct ClientLimits: Sendable, Hashable {
     public var maximumSessionsPerClient: Int
     public var maximumPromptsPerClient: Int
@@ -12,6 +13,6 @@ public struct ClientLimits: Sendable, Hashable {
         self.maximumPromptsPerClient = maximumPromptsPerClient
     }
 
-    /// 64 open sessions and 64 pending prompts per client connection.
-    public static let `default` = ClientLimits(maximumSessionsPerClient: 64, maximumPromptsPerClient: 64)
+    /// 256 open sessions and 64 pending prompts per client connection.
+    public static let `default` = ClientLimits(maximumSessionsPerClient: 256, maximumPromptsPerClient: 64)
 }

@@ -7,6 +7,9 @@ import SecretServiceProtocol
 /// Sessions and prompts, keyed by id and owned by one client each. A client that leaves the bus loses them all.
 actor ClientRegistry {
     private var sessions: [String: SecretSession] = [:]
+    /// A logical clock of session uses, for evicting the least recently used one.
+    private var lastUse: [String: UInt64] = [:]
+    private var useCounter: UInt64 = 0
     private var prompts: [String: PromptState] = [:]
     /// Prompts that completed recently, kept so a late `Dismiss()` (the race every client must tolerate) is
     /// answered as a no-op instead of an error. Bounded; oldest forgotten first.
@@ -23,28 +26,40 @@ actor ClientRegistry {
 
     // MARK: - Sessions
 
-    /// Registers a session for `owner` and returns its id.
-    /// - Throws: `limitsExceeded` past the per-client cap.
-    func openSession(owner: BusName, algorithm: SecretSession.Algorithm) throws(SecretServiceError) -> SecretSession {
-        guard sessions.values.count(where: { $0.owner == owner }) < limits.maximumSessionsPerClient else {
-            throw .limitsExceeded("too many open sessions for this client")
+    /// Registers a session for `owner`. A client already at the cap loses its least recently used session: some
+    /// clients (python secretstorage) open a session per item object and never close them, so refusing would break
+    /// long-running programs, while a client looping on `OpenSession` still cannot hold more than the cap.
+    func openSession(owner: BusName, algorithm: SecretSession.Algorithm) -> SecretSession {
+        let owned = sessions.values.filter { $0.owner == owner }
+        if owned.count >= limits.maximumSessionsPerClient,
+           let oldest = owned.min(by: { (lastUse[$0.id] ?? 0) < (lastUse[$1.id] ?? 0) }) {
+            sessions[oldest.id] = nil
+            lastUse[oldest.id] = nil
         }
         let session = SecretSession(id: String(nextSession), owner: owner, algorithm: algorithm)
         nextSession += 1
         sessions[session.id] = session
+        touch(session.id)
         return session
     }
 
-    /// The session `id` if `caller` owns it.
+    /// The session `id` if `caller` owns it; counts as a use.
     func session(_ id: String, ownedBy caller: BusName) -> SecretSession? {
         guard let session = sessions[id], session.owner == caller else { return nil }
+        touch(id)
         return session
+    }
+
+    private func touch(_ id: String) {
+        useCounter += 1
+        lastUse[id] = useCounter
     }
 
     /// Closes a session the caller owns; `false` when there is no such session of the caller's.
     func closeSession(_ id: String, ownedBy caller: BusName) -> Bool {
         guard sessions[id]?.owner == caller else { return false }
         sessions[id] = nil
+        lastUse[id] = nil
         return true
     }
 
@@ -137,6 +152,7 @@ actor ClientRegistry {
     @discardableResult
     func clientVanished(_ name: BusName) -> [String] {
         sessions = sessions.filter { $0.value.owner != name }
+        lastUse = lastUse.filter { sessions[$0.key] != nil }
         finished = finished.filter { $0.value != name }
         finishedOrder.removeAll { finished[$0] == nil }
         var dropped: [String] = []
