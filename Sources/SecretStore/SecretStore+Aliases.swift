@@ -19,6 +19,7 @@ extension SecretStore {
         guard let directory else { return }
         let lines = aliases.filter { collections[$0.value]?.file != nil || unavailable[$0.value] != nil }
             .sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)\n" }.joined()
+        try POSIXFile.ensureDirectory(directory)
         try POSIXFile.replace(directory + "/aliases", with: Array(lines.utf8), directory: directory)
     }
 }
