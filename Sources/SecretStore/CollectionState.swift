@@ -32,8 +32,10 @@ struct CollectionFile {
     var recordCount: Int
 }
 
-/// A collection: its metadata, items, indexes and, while unlocked, its keys.
-struct CollectionState {
+/// A collection: its metadata, items, indexes and, while unlocked, its keys. A class, owned by the store actor: as a
+/// value, any write that still held a copy would duplicate the whole item table (copy on write), making each write
+/// cost grow with the collection.
+final class CollectionState {
     var id: String
     var label: String
     var created: UInt64
@@ -93,7 +95,7 @@ struct CollectionState {
         a.modified != b.modified ? a.modified > b.modified : a.sequence > b.sequence
     }
 
-    mutating func insert(_ item: StoredItem) {
+    func insert(_ item: StoredItem) {
         if let old = items[item.id] { unindex(old) }
         items[item.id] = item
         if let meta = item.meta { index.insert(item.id, attributes: meta.attributes) }
@@ -101,13 +103,13 @@ struct CollectionState {
     }
 
     @discardableResult
-    mutating func remove(_ itemID: String) -> StoredItem? {
+    func remove(_ itemID: String) -> StoredItem? {
         guard let item = items.removeValue(forKey: itemID) else { return nil }
         unindex(item)
         return item
     }
 
-    private mutating func unindex(_ item: StoredItem) {
+    private func unindex(_ item: StoredItem) {
         if let meta = item.meta { index.remove(item.id, attributes: meta.attributes) }
         tagIndex.remove(item.id, tags: item.tags)
     }

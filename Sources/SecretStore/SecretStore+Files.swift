@@ -37,7 +37,7 @@ extension SecretStore {
             let id = String(name.dropLast(Self.fileSuffix.count))
             let path = directory + "/" + name
             do {
-                var state = try loadLocked(path: path, expectedID: id)
+                let state = try loadLocked(path: path, expectedID: id)
                 state.isLocked = true
                 collections[id] = state
             } catch {
@@ -80,7 +80,7 @@ extension SecretStore {
         guard let wrap else { throw FormatError("the file holds no key") }
         let file = CollectionFile(path: path, header: parsed.header, indexKey: SecretBytes(copying: parsed.header.indexKey),
                                   keyWrap: wrap, writer: nil, recordCount: parsed.frames.count)
-        var state = CollectionState(id: expectedID, label: label, created: parsed.header.created, modified: modified,
+        let state = CollectionState(id: expectedID, label: label, created: parsed.header.created, modified: modified,
                                     vault: nil, file: file)
         for item in items.values { state.insert(item) }
         state.nextSequence = (items.values.map(\.sequence).max() ?? 0) + 1

@@ -67,7 +67,7 @@ extension SecretStore {
                                                                 nextSequence: UInt64(records.count) + 1,
                                                                 length: bytes.count),
                                       recordCount: records.count)
-            var state = CollectionState(id: id, label: label, created: now, modified: now,
+            let state = CollectionState(id: id, label: label, created: now, modified: now,
                                         vault: SecretVault(key: keys.data, collectionID: id), file: file)
             state.keys = keys
             collections[id] = state
@@ -114,7 +114,7 @@ extension SecretStore {
         guard current.isLocked else { return true }
         guard let master = KeyWrapping.unwrap(file.keyWrap, kek: kek, collectionID: id) else { return false }
         do {
-            var state = try verifiedState(of: id, path: file.path, master: master)
+            let state = try verifiedState(of: id, path: file.path, master: master)
             state.isLocked = false
             collections[id] = state
             markUnlocked(id)
@@ -136,7 +136,7 @@ extension SecretStore {
             throw FormatError("the file failed authentication: it was altered")
         }
         try checkGeneration(parsed, id: id)
-        var state = try loadLocked(path: path, expectedID: id)
+        let state = try loadLocked(path: path, expectedID: id)
         let vault = SecretVault(key: keys.data, collectionID: id)
         for (itemID, item) in state.items {
             guard let sealed = item.sealedMeta else { continue }

@@ -136,7 +136,7 @@ public actor SecretStore {
     /// - Throws: `noSuchObject`; `isLocked` when asked to unlock a persistent collection without its password.
     @discardableResult
     public func setLocked(_ id: String, _ locked: Bool) throws(SecretServiceError) -> Bool {
-        var state = try state(of: id)
+        let state = try state(of: id)
         guard state.isLocked != locked else { return false }
         if !locked, state.file != nil { throw .isLocked("this collection is unlocked with its password") }
         state.isLocked = locked
