@@ -18,24 +18,12 @@ public import Foundation
 /// - Returns: `errSecSuccess` or an `errSec…` code.
 public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
     result?.pointee = nil
-    guard let entries = readDictionary(attributes) else { return errSecParam }
-    let query: ItemQuery
-    do {
-        query = try ItemQuery(entries, role: .add)
-        if let schema = query.itemClass.flatMap(ItemSchema.forClass) {
-            try query.validateAttributes(against: schema, role: .add)
-        }
-    } catch {
-        return error.status
+    switch parse(attributes, role: .add) {
+    case .failure(let failure): return failure.status
+    case .success(let query):
+        if query.requestsResult, result == nil { return errSecParam }
+        return deliver(run(query, writing: true) { try await $0.add(query) }, to: result)
     }
-    if query.requestsResult, result == nil { return errSecParam }
-    let configuration = KeychainConfiguration.current
-    let lock = FileLock.acquire(for: configuration)
-    defer { withExtendedLifetime(lock) {} }
-    let outcome = OperationThread.runBlocking {
-        await OperationContext.perform(configuration, interaction: query.authenticationUI) { try await $0.add(query) }
-    }
-    return deliver(outcome, to: result)
 }
 
 /// Searches the keychain.
@@ -49,24 +37,12 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
 /// - Returns: `errSecSuccess` or an `errSec…` code.
 public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
     result?.pointee = nil
-    guard let entries = readDictionary(query) else { return errSecParam }
-    let parsed: ItemQuery
-    do {
-        parsed = try ItemQuery(entries, role: .search)
-        if let schema = parsed.itemClass.flatMap(ItemSchema.forClass) {
-            try parsed.validateAttributes(against: schema, role: .search)
-        }
-    } catch {
-        return error.status
+    switch parse(query, role: .search) {
+    case .failure(let failure): return failure.status
+    case .success(let parsed):
+        if parsed.requestsResult, result == nil { return errSecParam }
+        return deliver(run(parsed, writing: false) { try await $0.copyMatching(parsed) }, to: result)
     }
-    if parsed.requestsResult, result == nil { return errSecParam }
-    let configuration = KeychainConfiguration.current
-    let outcome = OperationThread.runBlocking {
-        await OperationContext.perform(configuration, interaction: parsed.authenticationUI) {
-            try await $0.copyMatching(parsed)
-        }
-    }
-    return deliver(outcome, to: result)
 }
 
 /// Changes every item that matches `query` (iOS semantics; the match limit is ignored).
@@ -77,30 +53,15 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
 /// - Returns: `errSecSuccess`, `errSecItemNotFound` when nothing matched, `errSecDuplicateItem` when the change
 ///   would give two items the same primary key (then nothing is written), or another `errSec…` code.
 public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDictionary) -> OSStatus {
-    guard let entries = readDictionary(query), let changes = readDictionary(attributesToUpdate) else {
-        return errSecParam
-    }
     let parsed: ItemQuery
     let update: ItemQuery
-    do {
-        parsed = try ItemQuery(entries, role: .updateQuery)
-        update = try ItemQuery(changes, role: .updateAttributes)
-        if let schema = parsed.itemClass.flatMap(ItemSchema.forClass) {
-            try parsed.validateAttributes(against: schema, role: .updateQuery)
-            try update.validateAttributes(against: schema, role: .updateAttributes)
-        }
-    } catch {
-        return error.status
+    switch (parse(query, role: .updateQuery), parse(attributesToUpdate, role: .updateAttributes, classFrom: query)) {
+    case (.failure(let failure), _), (_, .failure(let failure)): return failure.status
+    case (.success(let q), .success(let u)):
+        parsed = q
+        update = u
     }
-    let configuration = KeychainConfiguration.current
-    let lock = FileLock.acquire(for: configuration)
-    defer { withExtendedLifetime(lock) {} }
-    let outcome = OperationThread.runBlocking {
-        await OperationContext.perform(configuration, interaction: parsed.authenticationUI) {
-            try await $0.update(parsed, with: update)
-        }
-    }
-    return deliver(outcome.map { nil }, to: nil)
+    return deliver(run(parsed, writing: true) { try await $0.update(parsed, with: update) }.map { nil }, to: nil)
 }
 
 /// Deletes every item that matches `query` (iOS semantics).
@@ -108,25 +69,44 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
 ///   any other `kSecMatch…` or a `kSecReturn…` key is `errSecParam`.
 /// - Returns: `errSecSuccess`, `errSecItemNotFound` when nothing matched, or another `errSec…` code.
 public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
-    guard let entries = readDictionary(query) else { return errSecParam }
-    let parsed: ItemQuery
+    switch parse(query, role: .delete) {
+    case .failure(let failure): return failure.status
+    case .success(let parsed):
+        return deliver(run(parsed, writing: true) { try await $0.delete(parsed) }.map { nil }, to: nil)
+    }
+}
+
+/// Reads one SecItem dictionary for `role`: routes its keys and checks its attributes against its class (for the
+/// attributes of an update, the class named by the query in `classFrom`).
+private func parse(_ dictionary: CFDictionary, role: ItemQuery.Role, classFrom query: CFDictionary? = nil)
+    -> Result<ItemQuery, KeychainFailure> {
+    guard let entries = readDictionary(dictionary) else { return .failure(KeychainFailure(errSecParam)) }
     do {
-        parsed = try ItemQuery(entries, role: .delete)
-        if let schema = parsed.itemClass.flatMap(ItemSchema.forClass) {
-            try parsed.validateAttributes(against: schema, role: .delete)
+        let parsed = try ItemQuery(entries, role: role)
+        var itemClass = parsed.itemClass
+        if let query, let entries = readDictionary(query) {
+            itemClass = (try? ItemQuery(entries, role: .updateQuery))?.itemClass
         }
+        if let schema = itemClass.flatMap(ItemSchema.forClass) {
+            try parsed.validateAttributes(against: schema, role: role)
+        }
+        return .success(parsed)
     } catch {
-        return error.status
+        return .failure(error)
     }
+}
+
+/// Runs one operation on the library's own thread, blocking the caller as Apple's functions do. Writes hold the
+/// cross-process lock so search-then-create stays unique.
+private func run<T: Sendable>(_ query: ItemQuery, writing: Bool,
+                              _ body: @escaping @Sendable (OperationContext) async throws -> T)
+    -> Result<T, KeychainFailure> {
     let configuration = KeychainConfiguration.current
-    let lock = FileLock.acquire(for: configuration)
+    let lock = writing ? FileLock.acquire(for: configuration) : nil
     defer { withExtendedLifetime(lock) {} }
-    let outcome = OperationThread.runBlocking {
-        await OperationContext.perform(configuration, interaction: parsed.authenticationUI) {
-            try await $0.delete(parsed)
-        }
+    return OperationThread.runBlocking {
+        await OperationContext.perform(configuration, interaction: query.authenticationUI, body)
     }
-    return deliver(outcome.map { nil }, to: nil)
 }
 
 /// Stores a successful result in the caller's pointer and returns the status.

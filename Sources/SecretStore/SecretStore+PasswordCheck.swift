@@ -17,13 +17,7 @@ extension SecretStore {
     /// - Throws: `noSuchObject`; `invalidArgs` when the collection has no password (it lives in memory); `failed`.
     public nonisolated func checkPassword(of id: String, _ password: SecretBytes) async throws(SecretServiceError)
         -> Bool {
-        let wrap = try await keyWrap(of: id)
-        let kek: SecretBytes
-        do {
-            kek = try KeyWrapping.keyEncryptionKey(password: password, salt: wrap.salt, parameters: wrap.parameters)
-        } catch {
-            throw .failed("the password could not be processed")
-        }
+        let (wrap, kek) = try await currentKeyEncryptionKey(of: id, password: password)
         return KeyWrapping.unwrap(wrap, kek: kek, collectionID: id) != nil
     }
 }

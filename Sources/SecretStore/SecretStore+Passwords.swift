@@ -93,14 +93,21 @@ extension SecretStore {
     /// - Throws: `noSuchObject` (also when the file fails verification: the collection is then taken out of service
     ///   and its file left untouched), `failed`.
     public nonisolated func unlock(_ id: String, password: SecretBytes) async throws(SecretServiceError) -> Bool {
+        let (_, kek) = try await currentKeyEncryptionKey(of: id, password: password)
+        return try await finishUnlock(id, kek: kek)
+    }
+
+    /// The collection's current key wrap and the key-encryption key `password` gives for it. The Argon2id work runs
+    /// here, outside the actor, so other calls keep being served meanwhile.
+    nonisolated func currentKeyEncryptionKey(of id: String, password: SecretBytes) async throws(SecretServiceError)
+        -> (KeyWrap, SecretBytes) {
         let wrap = try await keyWrap(of: id)
-        let kek: SecretBytes
         do {
-            kek = try KeyWrapping.keyEncryptionKey(password: password, salt: wrap.salt, parameters: wrap.parameters)
+            return (wrap, try KeyWrapping.keyEncryptionKey(password: password, salt: wrap.salt,
+                                                           parameters: wrap.parameters))
         } catch {
             throw .failed("the password could not be processed")
         }
-        return try await finishUnlock(id, kek: kek)
     }
 
     func keyWrap(of id: String) throws(SecretServiceError) -> KeyWrap {
@@ -158,13 +165,11 @@ extension SecretStore {
     /// - Returns: `false` when `old` is wrong.
     public nonisolated func changePassword(of id: String, from old: SecretBytes, to new: SecretBytes) async
         throws(SecretServiceError) -> Bool {
-        let wrap = try await keyWrap(of: id)
+        let (_, oldKEK) = try await currentKeyEncryptionKey(of: id, password: old)
         let salt = SecureRandom.bytes(count: 16)
         let parameters = keyDerivation
-        let oldKEK: SecretBytes
         let newKEK: SecretBytes
         do {
-            oldKEK = try KeyWrapping.keyEncryptionKey(password: old, salt: wrap.salt, parameters: wrap.parameters)
             newKEK = try KeyWrapping.keyEncryptionKey(password: new, salt: salt, parameters: parameters)
         } catch {
             throw .failed("the password could not be processed")
