@@ -15,16 +15,22 @@ extension SecretStore {
                                              preferredID: String? = nil) async throws(SecretServiceError)
         -> (id: String, created: Bool) {
         if !alias.isEmpty, let existing = await resolveAlias(alias) { return (existing, false) }
+        let (kek, salt, parameters) = try newKeyEncryptionKey(for: password)
+        return try await installCollection(label: label, alias: alias, kek: kek, salt: salt, parameters: parameters,
+                                           preferredID: preferredID)
+    }
+
+    /// A key-encryption key for a new password: a fresh salt and the store's current Argon2id cost. Slow by design;
+    /// runs outside the actor.
+    nonisolated func newKeyEncryptionKey(for password: SecretBytes) throws(SecretServiceError)
+        -> (kek: SecretBytes, salt: [UInt8], parameters: Argon2idParameters) {
         let salt = SecureRandom.bytes(count: 16)
-        let parameters = keyDerivation
-        let kek: SecretBytes
         do {
-            kek = try KeyWrapping.keyEncryptionKey(password: password, salt: salt, parameters: parameters)
+            return (try KeyWrapping.keyEncryptionKey(password: password, salt: salt, parameters: keyDerivation),
+                    salt, keyDerivation)
         } catch {
             throw .failed("the password could not be processed")
         }
-        return try await installCollection(label: label, alias: alias, kek: kek, salt: salt, parameters: parameters,
-                                           preferredID: preferredID)
     }
 
     func installCollection(label: String, alias: String, kek: SecretBytes, salt: [UInt8],
@@ -166,14 +172,7 @@ extension SecretStore {
     public nonisolated func changePassword(of id: String, from old: SecretBytes, to new: SecretBytes) async
         throws(SecretServiceError) -> Bool {
         let (_, oldKEK) = try await currentKeyEncryptionKey(of: id, password: old)
-        let salt = SecureRandom.bytes(count: 16)
-        let parameters = keyDerivation
-        let newKEK: SecretBytes
-        do {
-            newKEK = try KeyWrapping.keyEncryptionKey(password: new, salt: salt, parameters: parameters)
-        } catch {
-            throw .failed("the password could not be processed")
-        }
+        let (newKEK, salt, parameters) = try newKeyEncryptionKey(for: new)
         return try await finishPasswordChange(id, oldKEK: oldKEK, newKEK: newKEK, salt: salt, parameters: parameters)
     }
 
