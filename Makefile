@@ -14,7 +14,7 @@ CONFIGURATION ?= release
 
 # Build and runtime needs, then the real clients the integration tests drive.
 BUILD_PACKAGES = pkg-config libdbus-1-dev libgcrypt20-dev dbus-daemon dbus-bin pinentry-curses
-TEST_PACKAGES = libsecret-tools python3 python3-secretstorage python3-keyring python3-dbus libglib2.0-bin systemd libcap2-bin util-linux
+TEST_PACKAGES = libsecret-tools gnome-keyring python3 python3-secretstorage python3-keyring python3-dbus libglib2.0-bin systemd libcap2-bin util-linux
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 

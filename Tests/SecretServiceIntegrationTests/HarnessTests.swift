@@ -29,6 +29,26 @@ struct HarnessTests {
         }
     }
 
+    @Test("headless gnome-keyring owns the name on the private bus, stores, and keeps its files in the scratch home")
+    func gnomeKeyring() async throws {
+        try await TestBus.withPrivateBus { bus in
+            let harness = try await DaemonHarness.startGnomeKeyring(on: bus)
+            let clients = ClientEnvironment(bus: bus)
+            let store = try await clients.secretTool(["store", "--label=probe", "service", "harness"],
+                                                     input: Data("gk-secret".utf8))
+            #expect(store.status == 0, "\(store.stderr)\n\(harness.log())")
+            let lookup = try await clients.secretTool(["lookup", "service", "harness"])
+            #expect(lookup.text == "gk-secret")
+            #expect(harness.gnomeKeyringDirectory.path.hasPrefix(bus.directory.path))
+            #expect(FileManager.default.fileExists(
+                atPath: harness.gnomeKeyringDirectory.appendingPathComponent("login.keyring").path))
+            _ = await harness.stop()
+            let watcher = try await bus.connect()
+            #expect(try await watcher.nameOwner(of: SecretServiceNames.busName) == nil)
+            await watcher.close()
+        }
+    }
+
     @Test("killing the subprocess is reported as SIGKILL")
     func subprocessKill() async throws {
         try await TestBus.withPrivateBus { bus in

@@ -64,13 +64,27 @@ extension DaemonHarness {
         }
         process.standardOutput = logHandle
         process.standardError = logHandle
+        return try await launch(process, on: bus, watcher: watcher, logFile: logFile, logHandle: logHandle,
+                                name: "cofferd", timeout: timeout, stopsOnSIGTERM: true)
+    }
+
+    /// Runs `process` (a Secret Service provider, already configured) and waits until it owns
+    /// `org.freedesktop.secrets` on `bus`, exits, or `timeout` passes.
+    /// - Parameters:
+    ///   - watcher: a connection already subscribed with ``nameOwnerRule``; closed here.
+    ///   - logHandle: the child's output file, closed here once the child holds its own descriptor.
+    ///   - name: the program's name, for error messages.
+    ///   - stopsOnSIGTERM: whether ``stop()`` sends SIGTERM first; otherwise it kills at once.
+    static func launch(_ process: Process, on bus: TestBus, watcher: Connection, logFile: URL,
+                       logHandle: FileHandle, name: String, timeout: Duration,
+                       stopsOnSIGTERM: Bool) async throws -> DaemonHarness {
         let monitor = ProcessExitMonitor(watching: process)
         do {
             try process.run()
         } catch {
             try? logHandle.close()
             await watcher.close()
-            throw StartError("cannot launch \(executable.path): \(error)")
+            throw StartError("cannot launch \(process.executableURL?.path ?? name): \(error)")
         }
         try? logHandle.close()  // the child holds its own descriptor
         let pid = process.processIdentifier
@@ -90,17 +104,19 @@ extension DaemonHarness {
         await watcher.close()
 
         switch readiness {
-        case .owned(let name):
+        case .owned(let owner):
             let control = Control(
-                stop: { await terminate(pid: pid, monitor: monitor) },
+                stop: {
+                    stopsOnSIGTERM ? await terminate(pid: pid, monitor: monitor) : await killNow(pid: pid, monitor: monitor)
+                },
                 kill: { await killNow(pid: pid, monitor: monitor) },
                 wait: { await monitor.wait() ?? .failed("stopped waiting: the task was cancelled") })
-            return DaemonHarness(bus: bus, uniqueName: name, logFile: logFile, processID: pid, control: control)
+            return DaemonHarness(bus: bus, uniqueName: owner, logFile: logFile, processID: pid, control: control)
         case .exited(let exit):
-            throw StartError("cofferd \(exit) before owning org.freedesktop.secrets; log:\n\(tail(of: logFile))")
+            throw StartError("\(name) \(exit) before owning org.freedesktop.secrets; log:\n\(tail(of: logFile))")
         case .timedOut:
             _ = await killNow(pid: pid, monitor: monitor)
-            throw StartError("cofferd did not own org.freedesktop.secrets within \(timeout); log:\n\(tail(of: logFile))")
+            throw StartError("\(name) did not own org.freedesktop.secrets within \(timeout); log:\n\(tail(of: logFile))")
         }
     }
 
