@@ -23,6 +23,11 @@ public struct KeychainConfiguration: Sendable, Hashable {
     public var allowsPlainSession: Bool
     /// Where the cross-process write lock lives; `nil` means `$XDG_RUNTIME_DIR`, else the temporary directory.
     public var lockDirectory: String?
+    /// Whether searches that find none of this library's items fall back to items other programs wrote
+    /// (secret-tool, python keyring, keytar…) without its markers (mapping §6.9). Off by default: such items are
+    /// outside any access group, so adopting them is the caller's decision. Adopted items count as the default
+    /// access group and not synchronizable; the next write through this library adds the markers.
+    public var adoptsForeignItems: Bool
 
     /// - Parameters:
     ///   - busAddress: the provider's bus, or `nil` for the session bus.
@@ -31,14 +36,17 @@ public struct KeychainConfiguration: Sendable, Hashable {
     ///   - mirrorsUsername: whether generic passwords get a `username` attribute too.
     ///   - allowsPlainSession: whether to fall back to an unencrypted transfer session.
     ///   - lockDirectory: the lock file's directory, or `nil` for the default.
+    ///   - adoptsForeignItems: whether searches fall back to items without this library's markers.
     public init(busAddress: String? = nil, accessGroup: String? = nil, accessGroups: [String]? = nil,
-                mirrorsUsername: Bool = true, allowsPlainSession: Bool = false, lockDirectory: String? = nil) {
+                mirrorsUsername: Bool = true, allowsPlainSession: Bool = false, lockDirectory: String? = nil,
+                adoptsForeignItems: Bool = false) {
         self.busAddress = busAddress
         self.accessGroup = accessGroup
         self.accessGroups = accessGroups
         self.mirrorsUsername = mirrorsUsername
         self.allowsPlainSession = allowsPlainSession
         self.lockDirectory = lockDirectory
+        self.adoptsForeignItems = adoptsForeignItems
     }
 
     // MARK: - Which configuration applies

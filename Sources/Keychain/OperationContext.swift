@@ -58,10 +58,18 @@ struct OperationContext: Sendable {
     /// The collection new items go to (the `default` alias), unlocked.
     func writableCollection() async throws -> ObjectPath {
         let collection: ObjectPath
-        do {
-            collection = try await client.defaultCollection()
-        } catch SecretServiceClientError.dismissed {
-            throw KeychainFailure(errSecNoDefaultKeychain)
+        if interaction != .allow {
+            // Creating the default collection asks for its password: without UI there is no default keychain.
+            guard let existing = try await client.collection(alias: SecretServiceNames.defaultAlias) else {
+                throw KeychainFailure(errSecNoDefaultKeychain)
+            }
+            collection = existing
+        } else {
+            do {
+                collection = try await client.defaultCollection()
+            } catch SecretServiceClientError.dismissed {
+                throw KeychainFailure(errSecNoDefaultKeychain)
+            }
         }
         if try await client.collectionProperties(collection).locked {
             guard interaction == .allow else { throw KeychainFailure(errSecInteractionNotAllowed) }
@@ -77,7 +85,8 @@ struct OperationContext: Sendable {
             do {
                 let properties = try await client.itemProperties(path)
                 if let item = StoredItem(path: path, properties: properties, expected: expected) { items.append(item) }
-            } catch SecretServiceError.noSuchObject {
+            } catch SecretServiceError.noSuchObject, SecretServiceError.unknownMethod {
+                // gnome-keyring (GDBus) answers UnknownMethod for a path with no object behind it.
                 continue
             }
         }

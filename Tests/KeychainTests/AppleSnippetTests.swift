@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Apple's documented keychain code, compiled as written, run against cofferd.
+// Apple's documented keychain code, compiled as written, run against every provider.
 
 #if canImport(Security)
 import Security
@@ -79,9 +79,9 @@ func deleteCredentials() throws {
 extension KeychainSuites {
     @Suite("Apple's documented keychain code")
     struct AppleSnippetTests {
-        @Test("the add / search / update / delete internet-password flow runs unchanged")
-        func internetPasswordFlow() async throws {
-            try await withKeychain { _, _, _ in
+        @Test("the add / search / update / delete internet-password flow runs unchanged", arguments: Provider.allCases)
+        func internetPasswordFlow(provider: Provider) async throws {
+            try await withKeychain(provider) { _, _, _ in
                 try addCredentials(Credentials(username: "alice", password: "first secret"))
                 let found = try searchCredentials()
                 #expect(found.username == "alice")
@@ -98,9 +98,9 @@ extension KeychainSuites {
             }
         }
 
-        @Test("the issue's snippets compile as written, with CFTypeRef and AnyObject results")
-        func issueSnippets() async throws {
-            try await withKeychain { _, _, _ in
+        @Test("the issue's snippets compile as written, with CFTypeRef and AnyObject results", arguments: Provider.allCases)
+        func issueSnippets(provider: Provider) async throws {
+            try await withKeychain(provider) { _, _, _ in
                 let account = "carol"
                 let password = "pw".data(using: .utf8)!
                 let query: [String: Any] = [kSecClass as String: kSecClassInternetPassword, kSecAttrAccount as String: account, kSecAttrServer as String: server, kSecValueData as String: password]

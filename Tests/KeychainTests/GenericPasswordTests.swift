@@ -6,11 +6,11 @@ import Keychain
 import Testing
 
 extension KeychainSuites {
-    @Suite("Generic passwords against cofferd")
+    @Suite("Generic passwords against every provider")
     struct GenericPasswordTests {
-        @Test("add, get, update and delete")
-        func lifecycle() async throws {
-            try await withKeychain { _, _, _ in
+        @Test("add, get, update and delete", arguments: Provider.allCases)
+        func lifecycle(provider: Provider) async throws {
+            try await withKeychain(provider) { _, _, _ in
                 #expect(addGenericPassword(service: "svc", account: "alice", password: "one") == errSecSuccess)
                 #expect(readGenericPassword(service: "svc", account: "alice") == (errSecSuccess, "one"))
 
@@ -37,9 +37,9 @@ extension KeychainSuites {
             }
         }
 
-        @Test("a second item with the same primary key is errSecDuplicateItem; non-PK attributes do not matter")
-        func duplicate() async throws {
-            try await withKeychain { _, _, _ in
+        @Test("a second item with the same primary key is errSecDuplicateItem; non-PK attributes do not matter", arguments: Provider.allCases)
+        func duplicate(provider: Provider) async throws {
+            try await withKeychain(provider) { _, _, _ in
                 #expect(addGenericPassword(service: "dup", account: "a", password: "1") == errSecSuccess)
                 #expect(addGenericPassword(service: "dup", account: "a", password: "2",
                                            extra: [kSecAttrLabel as String: "other"]) == errSecDuplicateItem)
@@ -51,9 +51,9 @@ extension KeychainSuites {
             }
         }
 
-        @Test("no match is errSecItemNotFound for limit one and limit all, never an empty array")
-        func notFound() async throws {
-            try await withKeychain { _, _, _ in
+        @Test("no match is errSecItemNotFound for limit one and limit all, never an empty array", arguments: Provider.allCases)
+        func notFound(provider: Provider) async throws {
+            try await withKeychain(provider) { _, _, _ in
                 for limit in [kSecMatchLimitOne, kSecMatchLimitAll] {
                     var item: CFTypeRef?
                     let query: [String: Any] = [kSecClass as String: kSecClassGenericPassword,
@@ -65,9 +65,9 @@ extension KeychainSuites {
             }
         }
 
-        @Test("result shapes follow the return keys and the limit")
-        func resultShapes() async throws {
-            try await withKeychain { _, _, _ in
+        @Test("result shapes follow the return keys and the limit", arguments: Provider.allCases)
+        func resultShapes(provider: Provider) async throws {
+            try await withKeychain(provider) { _, _, _ in
                 #expect(addGenericPassword(service: "shape", account: "x", password: "secret") == errSecSuccess)
                 let base: [String: Any] = [kSecClass as String: kSecClassGenericPassword,
                                            kSecAttrService as String: "shape"]
@@ -98,9 +98,9 @@ extension KeychainSuites {
             }
         }
 
-        @Test("Data accounts and binary secrets round-trip with their types")
-        func binaryValues() async throws {
-            try await withKeychain { _, _, _ in
+        @Test("Data accounts and binary secrets round-trip with their types", arguments: Provider.allCases)
+        func binaryValues(provider: Provider) async throws {
+            try await withKeychain(provider) { _, _, _ in
                 let secret = Data([0, 1, 2, 255])
                 let account = Data([0xde, 0xad, 0xbe, 0xef])
                 let add: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "bin",

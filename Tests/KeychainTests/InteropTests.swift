@@ -10,9 +10,9 @@ import Testing
 extension KeychainSuites {
     @Suite("Interoperability and provider states")
     struct InteropTests {
-        @Test("secret-tool and python keyring find a generic password added with SecItemAdd")
-        func genericPasswordInterop() async throws {
-            try await withKeychain { bus, _, _ in
+        @Test("secret-tool and python keyring find a generic password added with SecItemAdd", arguments: Provider.allCases)
+        func genericPasswordInterop(provider: Provider) async throws {
+            try await withKeychain(provider) { bus, _, _ in
                 #expect(addGenericPassword(service: "S", account: "A", password: "from swift") == errSecSuccess)
                 let environment = ClientEnvironment(bus: bus)
                 let lookup = try await environment.secretTool(["lookup", "service", "S", "account", "A"])
@@ -29,9 +29,9 @@ extension KeychainSuites {
             }
         }
 
-        @Test("secret-tool finds an internet password by server, user and protocol")
-        func internetPasswordInterop() async throws {
-            try await withKeychain { bus, _, _ in
+        @Test("secret-tool finds an internet password by server, user and protocol", arguments: Provider.allCases)
+        func internetPasswordInterop(provider: Provider) async throws {
+            try await withKeychain(provider) { bus, _, _ in
                 let add: [String: Any] = [kSecClass as String: kSecClassInternetPassword,
                                           kSecAttrServer as String: "git.example.org", kSecAttrAccount as String: "U",
                                           kSecAttrProtocol as String: kSecAttrProtocolHTTPS,
@@ -44,9 +44,9 @@ extension KeychainSuites {
             }
         }
 
-        @Test("a locked collection with kSecUseAuthenticationUIFail is errSecInteractionNotAllowed")
-        func lockedWithoutUI() async throws {
-            try await withKeychain { _, _, client in
+        @Test("a locked collection with kSecUseAuthenticationUIFail is errSecInteractionNotAllowed", arguments: Provider.allCases)
+        func lockedWithoutUI(provider: Provider) async throws {
+            try await withKeychain(provider) { _, _, client in
                 #expect(addGenericPassword(service: "locked", account: "a", password: "p") == errSecSuccess)
                 try await client.lock([try await client.defaultCollection()])
                 let noUI = [kSecUseAuthenticationUI as String: kSecUseAuthenticationUIFail]

@@ -7,13 +7,13 @@ import SecretServiceTestSupport
 import Testing
 
 extension KeychainSuites {
-    @Suite("Keychain semantics against cofferd")
+    @Suite("Keychain semantics against every provider")
     struct KeychainBehaviourTests {
         static let genp = kSecClassGenericPassword as String
 
-        @Test("update and delete act on every match")
-        func updateAndDeleteAll() async throws {
-            try await withKeychain { _, _, _ in
+        @Test("update and delete act on every match", arguments: Provider.allCases)
+        func updateAndDeleteAll(provider: Provider) async throws {
+            try await withKeychain(provider) { _, _, _ in
                 for account in ["a", "b", "c"] {
                     #expect(addGenericPassword(service: "many", account: account, password: "old") == errSecSuccess)
                 }
@@ -41,9 +41,9 @@ extension KeychainSuites {
             }
         }
 
-        @Test("synchronizable absent/false, true and Any select the right items")
-        func synchronizable() async throws {
-            try await withKeychain { _, _, _ in
+        @Test("synchronizable absent/false, true and Any select the right items", arguments: Provider.allCases)
+        func synchronizable(provider: Provider) async throws {
+            try await withKeychain(provider) { _, _, _ in
                 #expect(addGenericPassword(service: "sync", account: "a", password: "local") == errSecSuccess)
                 #expect(addGenericPassword(service: "sync", account: "a", password: "cloud",
                                            extra: [kSecAttrSynchronizable as String: true]) == errSecSuccess)
@@ -66,9 +66,9 @@ extension KeychainSuites {
             }
         }
 
-        @Test("access groups are namespaces: queries see the caller's groups unless they name another")
-        func accessGroups() async throws {
-            try await withKeychain { bus, _, _ in
+        @Test("access groups are namespaces: queries see the caller's groups unless they name another", arguments: Provider.allCases)
+        func accessGroups(provider: Provider) async throws {
+            try await withKeychain(provider) { bus, _, _ in
                 #expect(addGenericPassword(service: "grp", account: "a", password: "mine") == errSecSuccess)
                 #expect(addGenericPassword(service: "grp", account: "a", password: "shared",
                                            extra: [kSecAttrAccessGroup as String: "shared.group"]) == errSecSuccess)
@@ -94,9 +94,9 @@ extension KeychainSuites {
             }
         }
 
-        @Test("a persistent reference finds, updates and deletes its item without kSecClass")
-        func persistentReference() async throws {
-            try await withKeychain { _, _, _ in
+        @Test("a persistent reference finds, updates and deletes its item without kSecClass", arguments: Provider.allCases)
+        func persistentReference(provider: Provider) async throws {
+            try await withKeychain(provider) { _, _, _ in
                 var added: CFTypeRef?
                 let add: [String: Any] = [kSecClass as String: Self.genp, kSecAttrService as String: "ref",
                                           kSecAttrAccount as String: "a", kSecValueData as String: Data("v1".utf8),
@@ -117,9 +117,9 @@ extension KeychainSuites {
             }
         }
 
-        @Test("calls from many threads at once keep the primary key unique")
-        func concurrentAdds() async throws {
-            try await withKeychain { bus, _, _ in
+        @Test("calls from many threads at once keep the primary key unique", arguments: Provider.allCases)
+        func concurrentAdds(provider: Provider) async throws {
+            try await withKeychain(provider) { bus, _, _ in
                 let configuration = KeychainConfiguration.current
                 let statuses = await withTaskGroup(of: OSStatus.self) { group in
                     for index in 0..<6 {

@@ -1,35 +1,67 @@
 // SPDX-License-Identifier: Apache-2.0
-// Runs a test against cofferd on a private bus with the Keychain library pointed at that bus.
+// Runs a test against a Secret Service provider (cofferd or gnome-keyring) on a private bus, with the Keychain
+// library pointed at that bus.
 
 import DBusWire
 import Foundation
 import Keychain
 import SecretServiceClient
 import SecretServiceTestSupport
+import Testing
 
 /// The access group tests write to by default.
 let testGroup = "io.coffer.tests"
 
-/// Runs `body` with a fresh private bus, cofferd on it (logged in, unlocked), and every `SecItem…` call of the
+/// The Secret Service providers every behavioural Keychain test runs against, to show the library depends on
+/// nothing but the specification.
+enum Provider: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case cofferd
+    /// The reference implementation, headless: it has no prompter, so tests that need an unlock dialogue stay
+    /// cofferd-only.
+    case gnomeKeyring = "gnome-keyring"
+
+    var testDescription: String { rawValue }
+
+    /// Starts the provider on `bus`, logged in and unlocked.
+    func start(on bus: TestBus) async throws -> DaemonHarness {
+        switch self {
+        case .cofferd: try await DaemonHarness.start(.subprocess, on: bus)
+        case .gnomeKeyring: try await DaemonHarness.startGnomeKeyring(on: bus)
+        }
+    }
+}
+
+/// Runs `body` with a fresh private bus, `provider` on it (logged in, unlocked), and every `SecItem…` call of the
 /// task bound to that bus; closes the library's connection before the bus goes away.
 func withKeychain<T>(
-    accessGroup: String = testGroup, accessGroups: [String]? = nil,
+    _ provider: Provider = .cofferd, accessGroup: String = testGroup, accessGroups: [String]? = nil,
+    adoptsForeignItems: Bool = false,
     _ body: (TestBus, DaemonHarness, SecretService) async throws -> T
 ) async throws -> T {
-    try await DaemonHarness.withDaemon(.subprocess) { bus, harness, client in
+    try await TestBus.withPrivateBus { bus in
+        let harness = try await provider.start(on: bus)
         let configuration = KeychainConfiguration(
             busAddress: bus.address, accessGroup: accessGroup, accessGroups: accessGroups,
-            lockDirectory: bus.directory.path)
+            lockDirectory: bus.directory.path, adoptsForeignItems: adoptsForeignItems)
+        let client: SecretService
         do {
-            let result = try await KeychainConfiguration.withConfiguration(configuration) {
-                try await body(bus, harness, client)
-            }
-            await KeychainLibrary.closeConnection(for: configuration)
-            return result
+            client = try await SecretService.connect(address: bus.address)
         } catch {
-            await KeychainLibrary.closeConnection(for: configuration)
+            await harness.stop()
             throw error
         }
+        let outcome: Result<T, any Error>
+        do {
+            outcome = .success(try await KeychainConfiguration.withConfiguration(configuration) {
+                try await body(bus, harness, client)
+            })
+        } catch {
+            outcome = .failure(error)
+        }
+        await KeychainLibrary.closeConnection(for: configuration)
+        await client.close()
+        await harness.stop()
+        return try outcome.get()
     }
 }
 
