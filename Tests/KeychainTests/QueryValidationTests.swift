@@ -85,6 +85,51 @@ extension KeychainSuites {
             }
         }
 
+        @Test("more invalid dictionaries: item lists in searches, Any on add, read-only dates, non-string keys")
+        func moreInvalidQueries() {
+            KeychainConfiguration.withConfiguration(Self.nowhere) {
+                let genp: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "s"]
+                var item: CFTypeRef?
+                #expect(SecItemCopyMatching(genp.merging([kSecUseItemList as String: [Data()]]) { $1 } as CFDictionary,
+                                            &item) == errSecParam)
+                #expect(SecItemAdd(genp.merging([kSecAttrSynchronizable as String: kSecAttrSynchronizableAny]) { $1 }
+                                   as CFDictionary, nil) == errSecParam)
+                #expect(SecItemAdd(genp.merging([kSecAttrCreationDate as String: Date()]) { $1 } as CFDictionary, nil)
+                        == errSecReadOnlyAttr)
+                #expect(SecItemCopyMatching(genp.merging([kSecMatchLimit as String: 0]) { $1 } as CFDictionary, &item)
+                        == errSecParam)
+                #expect(SecItemCopyMatching(genp.merging([kSecUseAuthenticationUI as String: "sometimes"]) { $1 }
+                                            as CFDictionary, &item) == errSecParam)
+                let numericKey: NSDictionary = [kSecClass: kSecClassGenericPassword, NSNumber(value: 7): "x"]
+                #expect(SecItemCopyMatching(numericKey, &item) == errSecParam)
+                #expect(SecItemUpdate(genp as CFDictionary, [kSecUseAuthenticationUI as String: kSecUseAuthenticationUIFail]
+                                      as CFDictionary) == errSecParam)
+            }
+        }
+
+        @Test("features that cannot be honoured are errSecUnimplemented, never a silent downgrade")
+        func unimplementedFeatures() {
+            KeychainConfiguration.withConfiguration(Self.nowhere) {
+                let genp: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "s",
+                                           kSecValueData as String: Data("p".utf8)]
+                // Passcode-bound accessibility and access-control flags (biometry, user presence).
+                #expect(SecItemAdd(genp.merging([kSecAttrAccessible as String:
+                                                    kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly]) { $1 }
+                                   as CFDictionary, nil) == errSecUnimplemented)
+                #expect(SecItemAdd(genp.merging([kSecAttrAccessControl as String: Data([1])]) { $1 } as CFDictionary, nil)
+                        == errSecUnimplemented)
+                // Item references and certificate-only search keys.
+                var item: CFTypeRef?
+                let search: [String: Any] = [kSecClass as String: kSecClassGenericPassword]
+                #expect(SecItemCopyMatching(search.merging([kSecValueRef as String: Data()]) { $1 } as CFDictionary, &item)
+                        == errSecUnimplemented)
+                #expect(SecItemCopyMatching(search.merging([kSecMatchPolicy as String: "p"]) { $1 } as CFDictionary, &item)
+                        == errSecUnimplemented)
+                #expect(SecItemCopyMatching(search.merging([kSecMatchSearchList as String: [Data()]]) { $1 }
+                                            as CFDictionary, &item) == errSecUnimplemented)
+            }
+        }
+
         @Test("certificates, keys and identities are errSecUnimplemented, never a silent success")
         func unsupportedClasses() {
             KeychainConfiguration.withConfiguration(Self.nowhere) {
