@@ -30,6 +30,13 @@ extension OperationContext {
         if try await hasPrimaryKeyCollision(attributes, schema: schema, excluding: []) {
             throw KeychainFailure(errSecDuplicateItem)
         }
+        // With adoption on, another program's item with this key is found by searches, so it is a duplicate too.
+        if configuration.adoptsForeignItems {
+            let key = StoredItem.primaryKey(of: attributes, schema: schema)
+            if try await foreignItems(like: attributes, schema: schema).contains(where: { $0.primaryKey == key }) {
+                throw KeychainFailure(errSecDuplicateItem)
+            }
+        }
         let value = query.valueData ?? Data()
         let path = try await client.createItem(
             in: collection, label: label, attributes: attributes, secret: SecretBytes(copying: value),

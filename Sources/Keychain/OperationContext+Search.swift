@@ -12,6 +12,7 @@ extension OperationContext {
     ///   locked items without UI, …) or the client's errors.
     func findItems(_ query: ItemQuery) async throws -> [StoredItem] {
         let candidates: [StoredItem]
+        var exact: [String: String] = [:]
         if let reference = query.persistentReference {
             guard let path = PersistentReference.path(from: reference) else { throw KeychainFailure(errSecParam) }
             candidates = try await properties(of: [path], expected: query.itemClass)
@@ -24,13 +25,59 @@ extension OperationContext {
             guard let itemClass = query.itemClass, let schema = ItemSchema.forClass(itemClass) else {
                 throw KeychainFailure(errSecParam)
             }
-            let found = try await client.searchItems(try searchAttributes(query, schema: schema))
+            exact = try searchAttributes(query, schema: schema)
+            let found = try await client.searchItems(exact)
             let readable = found.unlocked + (try await unlocked(found.locked))
             candidates = try await properties(of: readable, expected: itemClass)
         }
-        return candidates.filter { matches(query, $0) }.sorted {
+        var items = candidates.filter { matches(query, $0) }
+        if items.isEmpty, configuration.adoptsForeignItems, let schema = query.itemClass.flatMap(ItemSchema.forClass),
+           query.persistentReference == nil {
+            items = try await foreignItems(like: exact, schema: schema).filter { matches(query, $0) }
+        }
+        return items.sorted {
             ($0.properties.created, $0.path.rawValue) < ($1.properties.created, $1.path.rawValue)
         }
+    }
+
+    /// Items other programs wrote (secret-tool, python keyring, …) that look like `exact`'s primary key: generic
+    /// passwords by `{service, account}` or `{service, username}`, internet passwords by `{server, user,
+    /// protocol}` (whichever `exact` has), adopted as items of the default access group (mapping §6.9).
+    func foreignItems(like exact: [String: String], schema: ItemSchema) async throws -> [StoredItem] {
+        var searches: [[String: String]] = []
+        switch schema.itemClass {
+        case .genericPassword:
+            let base = exact.filter { $0.key == "service" }
+            if let account = exact["account"] {
+                searches = [base.merging(["account": account]) { $1 }, base.merging(["username": account]) { $1 }]
+            } else if !base.isEmpty {
+                searches = [base]
+            }
+        case .internetPassword:
+            if exact["server"] != nil { searches = [exact.filter { ["server", "user", "protocol"].contains($0.key) }] }
+        default:
+            break
+        }
+        var seen: Set<ObjectPath> = []
+        var adopted: [StoredItem] = []
+        for attributes in searches {
+            let found = try await client.searchItems(attributes)
+            let readable = found.unlocked + (try await unlocked(found.locked))
+            for path in readable where seen.insert(path).inserted {
+                let properties: ItemProperties
+                do {
+                    properties = try await client.itemProperties(path)
+                } catch SecretServiceError.noSuchObject, SecretServiceError.unknownMethod {
+                    continue
+                }
+                if let item = StoredItem(adopting: path, properties: properties, schema: schema,
+                                         accessGroup: configuration.resolvedAccessGroup,
+                                         mirrorsUsername: configuration.mirrorsUsername) {
+                    adopted.append(item)
+                }
+            }
+        }
+        return adopted
     }
 
     /// The exact attributes for `Service.SearchItems`: schema, class and every attribute that has an exact

@@ -30,7 +30,7 @@ extension OperationContext {
         }
         try await checkCollisions(changes)
         for change in changes {
-            if change.attributes != change.item.attributes {
+            if change.item.isAdopted || change.attributes != change.item.attributes {  // adoption adds markers
                 try await client.setAttributes(of: change.item.path, to: change.attributes)
             }
             if change.label != change.item.properties.label {

@@ -10,6 +10,9 @@ struct StoredItem: Sendable {
     let path: ObjectPath
     let properties: ItemProperties
     let schema: ItemSchema
+    /// Whether this is another program's item seen through adoption (mapping §6.9): `properties` then holds the
+    /// attributes it would have had if this library had written it, and the next write stores them.
+    let isAdopted: Bool
 
     /// Wraps `properties` if they carry our class marker (and, when `expected` is given, that class).
     init?(path: ObjectPath, properties: ItemProperties, expected: ItemClass?) {
@@ -21,6 +24,40 @@ struct StoredItem: Sendable {
         self.path = path
         self.properties = properties
         self.schema = schema
+        isAdopted = false
+    }
+
+    /// Wraps another program's item (no `keychain:v` marker; no `xdg:schema`, `schema`'s, or the generic one that
+    /// gnome-keyring fills in for schema-less items) as an item of `schema` in `accessGroup`, not synchronizable,
+    /// with the primary-key defaults and markers filled in. A generic password written with only `username`
+    /// (python keyring) takes it as its account; with `mirrorsUsername` one with only `account` gets `username`.
+    init?(adopting path: ObjectPath, properties: ItemProperties, schema: ItemSchema, accessGroup: String,
+          mirrorsUsername: Bool) {
+        var attributes = properties.attributes
+        let acceptedSchemas = [schema.schemaName, ItemSchema.genericPassword.schemaName]
+        guard attributes[ItemSchema.versionAttribute] == nil,
+              attributes[ItemSchema.schemaAttribute].map(acceptedSchemas.contains) ?? true
+        else { return nil }
+        if schema.itemClass == .genericPassword {
+            if attributes["account"] == nil { attributes["account"] = attributes[ItemSchema.mirrorAttribute] }
+            if mirrorsUsername, attributes[ItemSchema.mirrorAttribute] == nil {
+                attributes[ItemSchema.mirrorAttribute] = attributes["account"]
+            }
+        }
+        for spec in schema.primaryKey where spec.kind != .synchronizable && spec.kind != .accessGroup {
+            if let name = spec.name, attributes[name] == nil { attributes[name] = spec.primaryKeyDefault }
+        }
+        attributes[ItemSchema.schemaAttribute] = schema.schemaName
+        attributes[ItemSchema.classAttribute] = schema.itemClass.rawValue
+        attributes[ItemSchema.versionAttribute] = "1"
+        attributes[ItemSchema.groupAttribute] = accessGroup
+        attributes["keychain:pdmn"] = attributes["keychain:pdmn"] ?? "ak"
+        attributes[ItemSchema.syncAttribute] = nil
+        self.path = path
+        self.properties = ItemProperties(label: properties.label, attributes: attributes, created: properties.created,
+                                         modified: properties.modified, locked: properties.locked)
+        self.schema = schema
+        isAdopted = true
     }
 
     var attributes: [String: String] { properties.attributes }
