@@ -56,6 +56,7 @@ run: build
 
 test: setup-test
 	swift build --product cofferd
+	swift build --product keychain-race-helper
 	swift test
 
 install:

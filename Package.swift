@@ -89,6 +89,10 @@ let package = Package(
         .testTarget(
             name: "KeychainTests", dependencies: ["Keychain", "SecretServiceTestSupport", "SecretServiceClient"],
             swiftSettings: strict),
+        // A second process for the Keychain cross-process uniqueness test (`make test` builds it).
+        .executableTarget(
+            name: "keychain-race-helper", dependencies: ["Keychain"], path: "Tests/KeychainRaceHelper",
+            swiftSettings: strict),
         .testTarget(name: "ArchitectureTests", swiftSettings: strict),
     ]
 )

@@ -13,18 +13,22 @@ import Synchronization
 /// blocked in a `SecItem…` call. So each operation runs as a task that *prefers* this executor: its nonisolated
 /// code and default actors run here, the `Connection` actor runs on the D-Bus loop thread, and no step needs a
 /// pool thread. Calling `SecItem…` from async code is therefore safe (it blocks that one thread, as it does on
-/// Apple platforms). The one exception is a prompt: its signal pump is an unstructured task of the client and
-/// uses the pool.
+/// Apple platforms). The client's signal pump, which delivers a prompt's completion, runs on a second instance
+/// (``signals``): with every pool thread blocked in a `SecItem…` call waiting for that completion, a pump on the
+/// pool could never run.
 final class OperationThread: TaskExecutor {
-    static let shared = OperationThread()
+    /// Runs the operations.
+    static let shared = OperationThread(name: "coffer.keychain")
+    /// Runs the clients' signal pumps.
+    static let signals = OperationThread(name: "coffer.keychain.signals")
 
     private let jobs = Mutex<[UnownedJob]>([])
     // Counts queued jobs; the thread sleeps on it between jobs.
     private let available = DispatchSemaphore(value: 0)
 
-    private init() {
+    private init(name: String) {
         let thread = Thread { [self] in runLoop() }
-        thread.name = "coffer.keychain"
+        thread.name = name
         thread.start()
     }
 

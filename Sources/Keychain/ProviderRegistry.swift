@@ -33,7 +33,8 @@ actor ProviderRegistry {
             let plain = configuration.allowsPlainSession
             // Pinned to the operation thread like the caller, so connecting never waits for a pool thread.
             task = Task(executorPreference: OperationThread.shared) {
-                try await SecretService.connect(address: address, algorithm: .dh, allowPlainFallback: plain)
+                try await SecretService.connect(address: address, algorithm: .dh, allowPlainFallback: plain,
+                                                signalExecutor: OperationThread.signals)
             }
             clients[key] = task
         }

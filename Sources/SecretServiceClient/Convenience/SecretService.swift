@@ -45,13 +45,15 @@ public final class SecretService: Sendable {
     ///   - allowPlainFallback: whether to accept a `plain` session when the provider answers DH with `NotSupported`.
     ///   - destination: the provider's bus name.
     ///   - logger: for diagnostics (never secrets).
+    ///   - signalExecutor: where signals (prompt completions) are pumped; `nil` is the global concurrency pool.
     /// - Returns: the connected client.
     /// - Throws: ``SecretServiceClientError/noProvider`` when no provider runs or can be started,
     ///   ``SecretServiceClientError/transport(_:)`` when the bus cannot be reached, or the session's errors.
     public static func connect(address: String? = nil, algorithm: SessionAlgorithm = .dh,
                                allowPlainFallback: Bool = false,
                                destination: BusName = SecretServiceNames.busName,
-                               logger: Logger = Logger(label: "coffer.client")) async throws -> SecretService {
+                               logger: Logger = Logger(label: "coffer.client"),
+                               signalExecutor: (any TaskExecutor)? = nil) async throws -> SecretService {
         let connection: Connection
         do {
             if let address {
@@ -64,7 +66,7 @@ public final class SecretService: Sendable {
         }
         do {
             return try await connect(using: connection, algorithm: algorithm, allowPlainFallback: allowPlainFallback,
-                                     destination: destination, logger: logger)
+                                     destination: destination, logger: logger, signalExecutor: signalExecutor)
         } catch {
             await connection.close()
             throw error
@@ -78,14 +80,16 @@ public final class SecretService: Sendable {
     ///   - allowPlainFallback: whether to accept a `plain` session when DH is refused with `NotSupported`.
     ///   - destination: the provider's bus name.
     ///   - logger: for diagnostics.
+    ///   - signalExecutor: where signals (prompt completions) are pumped; `nil` is the global concurrency pool.
     /// - Returns: the client; ``close()`` closes `connection` too.
-    /// - Throws: as ``connect(address:algorithm:allowPlainFallback:destination:logger:)``.
+    /// - Throws: as ``connect(address:algorithm:allowPlainFallback:destination:logger:signalExecutor:)``.
     public static func connect(using connection: Connection, algorithm: SessionAlgorithm = .dh,
                                allowPlainFallback: Bool = false,
                                destination: BusName = SecretServiceNames.busName,
-                               logger: Logger = Logger(label: "coffer.client")) async throws -> SecretService {
+                               logger: Logger = Logger(label: "coffer.client"),
+                               signalExecutor: (any TaskExecutor)? = nil) async throws -> SecretService {
         let router = SignalRouter()
-        let pump = router.start(pumping: connection.messages)
+        let pump = router.start(pumping: connection.messages, on: signalExecutor)
         do {
             let session = try await ClientSession.open(
                 with: ServiceProxy(connection: connection, destination: destination), preferring: algorithm,

@@ -23,10 +23,15 @@ actor SignalRouter {
     /// This is the client's only long-lived task: `Connection.messages` must be consumed by exactly one iterator
     /// for as long as the connection lives, and nothing else in the client outlives a single call. The task ends
     /// when the stream ends (the connection closed); cancelling it ends it early.
-    /// - Parameter messages: the connection's incoming messages.
+    /// - Parameters:
+    ///   - messages: the connection's incoming messages.
+    ///   - executor: where the pump (and this actor) runs; `nil` is the global concurrency pool. Callers that block
+    ///     pool threads while waiting for a prompt (the synchronous SecItem functions) give a thread of their own,
+    ///     or the signal that ends the prompt could never be delivered.
     /// - Returns: the pump task, to cancel on close.
-    nonisolated func start(pumping messages: AsyncStream<Message>) -> Task<Void, Never> {
-        Task { [self] in
+    nonisolated func start(pumping messages: AsyncStream<Message>, on executor: (any TaskExecutor)? = nil)
+        -> Task<Void, Never> {
+        Task(executorPreference: executor) { [self] in
             for await message in messages where message.kind == .signal {
                 await deliver(message)
             }
