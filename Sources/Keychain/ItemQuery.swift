@@ -48,6 +48,8 @@ struct ItemQuery: Sendable {
     var valueData: Data?
     var persistentReference: Data?
     var authenticationUI = AuthenticationUI.allow
+    /// Whether `kSecUseAuthenticationContext` held a context with `interactionNotAllowed`.
+    private var contextForbidsInteraction = false
 
     /// Whether a result pointer is required (any return key set to true).
     var requestsResult: Bool { returnData || returnAttributes || returnRef || returnPersistentRef }
@@ -76,6 +78,8 @@ struct ItemQuery: Sendable {
         for (key, value) in entries.sorted(by: { $0.key < $1.key }) where key != "class" {
             try parse(key, value, role: role)
         }
+        // A context that forbids interaction wins over kSecUseAuthenticationUIAllow, whatever the key order.
+        if contextForbidsInteraction, authenticationUI == .allow { authenticationUI = .fail }
         if itemClass == nil, role != .updateAttributes, persistentReference == nil || role == .add {
             throw KeychainFailure(errSecParam)
         }
@@ -174,8 +178,11 @@ struct ItemQuery: Sendable {
             if flag { authenticationUI = .fail }
         case "u_ItemList":
             if role == .search { throw KeychainFailure(errSecParam) }
-        case "u_OpPrompt", "u_AuthCtx", "u_Keychain":
-            break  // prompt text, LAContext and macOS keychain selection: accepted, not acted on yet
+        case "u_AuthCtx":
+            guard case .authenticationContext(let allowed) = value else { throw KeychainFailure(errSecParam) }
+            if !allowed { contextForbidsInteraction = true }
+        case "u_OpPrompt", "u_Keychain":
+            break  // prompt text and macOS keychain selection: accepted, not acted on
         default:
             throw KeychainFailure(errSecParam)
         }

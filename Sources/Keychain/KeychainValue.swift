@@ -12,6 +12,8 @@ enum KeychainValue: Sendable, Equatable {
     case integer(Int64)
     case double(Double)
     case date(Date)
+    /// A `kSecUseAuthenticationContext` value, reduced to what it decides.
+    case authenticationContext(interactionAllowed: Bool)
     /// Anything else (arrays, references, …); the text names its type for diagnostics.
     case other(String)
 
@@ -28,6 +30,8 @@ enum KeychainValue: Sendable, Equatable {
             self = .date(date)
         } else if type(of: value) == Bool.self, let bool = value as? Bool {
             self = .bool(bool)
+        } else if let context = value as? LAContext {
+            self = .authenticationContext(interactionAllowed: !context.interactionNotAllowed)
         } else if let number = value as? NSNumber {
             switch String(cString: number.objCType) {
             case "c", "B": self = .bool(number.boolValue)
@@ -58,6 +62,7 @@ enum KeychainValue: Sendable, Equatable {
         case .integer(let value): Int(value)
         case .double(let value): value
         case .date(let value): value
+        case .authenticationContext(let allowed): allowed
         case .other(let value): value
         }
     }

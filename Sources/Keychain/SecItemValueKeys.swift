@@ -200,7 +200,7 @@ nonisolated(unsafe) public let kSecUseAuthenticationUIAllow: CFString = "u_AuthU
 nonisolated(unsafe) public let kSecUseAuthenticationUIFail: CFString = "u_AuthUIF"
 /// Skip items that would need a prompt (searches only).
 nonisolated(unsafe) public let kSecUseAuthenticationUISkip: CFString = "u_AuthUIS"
-/// An authentication context (LAContext): not supported yet.
+/// An authentication context (``LAContext``): one with `interactionNotAllowed` forbids prompts.
 nonisolated(unsafe) public let kSecUseAuthenticationContext: CFString = "u_AuthCtx"
 /// macOS: use the data-protection keychain; accepted and ignored.
 nonisolated(unsafe) public let kSecUseDataProtectionKeychain: CFString = "nleg"

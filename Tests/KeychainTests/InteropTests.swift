@@ -44,7 +44,7 @@ extension KeychainSuites {
             }
         }
 
-        @Test("a locked collection with kSecUseAuthenticationUIFail is errSecInteractionNotAllowed", arguments: Provider.allCases)
+        @Test("a locked collection without UI (UIFail, a no-interaction LAContext) is errSecInteractionNotAllowed; Skip skips", arguments: Provider.allCases)
         func lockedWithoutUI(provider: Provider) async throws {
             try await withKeychain(provider) { _, _, client in
                 #expect(addGenericPassword(service: "locked", account: "a", password: "p") == errSecSuccess)
@@ -53,6 +53,20 @@ extension KeychainSuites {
                 #expect(readGenericPassword(service: "locked", account: "a", extra: noUI).0 == errSecInteractionNotAllowed)
                 #expect(addGenericPassword(service: "locked", account: "b", password: "p", extra: noUI)
                         == errSecInteractionNotAllowed)
+                // An LAContext that forbids interaction does the same, even next to kSecUseAuthenticationUIAllow.
+                let context = LAContext()
+                context.interactionNotAllowed = true
+                #expect(readGenericPassword(service: "locked", account: "a",
+                                            extra: [kSecUseAuthenticationContext as String: context,
+                                                    kSecUseAuthenticationUI as String: kSecUseAuthenticationUIAllow]).0
+                        == errSecInteractionNotAllowed)
+                // Skip leaves locked items out of a search instead of failing.
+                #expect(readGenericPassword(service: "locked", account: "a",
+                                            extra: [kSecUseAuthenticationUI as String: kSecUseAuthenticationUISkip]).0
+                        == errSecItemNotFound)
+                #expect(SecItemCopyMatching([kSecClass as String: kSecClassGenericPassword,
+                                             kSecUseAuthenticationContext as String: "not a context"] as CFDictionary,
+                                            nil) == errSecParam)
             }
         }
 
