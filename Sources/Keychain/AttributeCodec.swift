@@ -34,6 +34,9 @@ enum AttributeCodec {
             case .string(let text) where Int64(text) != nil: return (String(Int64(text)!), nil)  // Apple converts
             default: throw KeychainFailure(errSecParam)
             }
+        case .hexData:
+            guard case .data(let data) = value else { throw KeychainFailure(errSecParam) }
+            return (data.map { String(format: "%02x", $0) }.joined(), nil)
         case .flag, .synchronizable:
             guard let flag = value.booleanValue else { throw KeychainFailure(errSecParam) }
             return (flag ? "true" : "false", nil)
@@ -70,6 +73,7 @@ enum AttributeCodec {
             default: return .string(text)
             }
         case .number: return Int64(text).map(KeychainValue.integer) ?? .integer(0)
+        case .hexData: return .data(hexDecoded(text))
         case .flag, .synchronizable: return .bool(text == "true")
         case .protocolCode: return .string(protocolCodes[text] ?? text)
         case .authenticationType: return .string(authenticationCodes[text] ?? text)
@@ -90,6 +94,17 @@ enum AttributeCodec {
     /// Formats `keychain:types`, sorted so equal maps give equal strings.
     static func formatTypes(_ markers: [String: Character]) -> String {
         markers.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ",")
+    }
+
+    /// The bytes of lowercase or uppercase hex text (an odd last digit or a non-hex pair is dropped).
+    static func hexDecoded(_ text: String) -> Data {
+        var bytes = Data()
+        var digits = text.utf8.makeIterator()
+        while let high = digits.next(), let low = digits.next() {
+            guard let byte = UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16) else { continue }
+            bytes.append(byte)
+        }
+        return bytes
     }
 
     /// D-Bus strings cannot hold NUL.

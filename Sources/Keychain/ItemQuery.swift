@@ -84,6 +84,8 @@ struct ItemQuery: Sendable {
             throw KeychainFailure(errSecParam)
         }
         if let itemClass, !itemClass.isSupported { throw KeychainFailure(errSecUnimplemented) }
+        // A certificate reference needs a SecCertificate type, which does not exist here (mapping §6.4).
+        if itemClass == .certificate, returnRef { throw KeychainFailure(errSecUnimplemented) }
     }
 
     private mutating func parse(_ key: String, _ value: KeychainValue, role: Role) throws(KeychainFailure) {

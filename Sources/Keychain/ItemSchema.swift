@@ -9,8 +9,8 @@ enum ItemClass: String, Sendable, CaseIterable {
     case key = "keys"
     case identity = "idnt"
 
-    /// Whether this library stores the class yet (certificates, keys and identities are phase 2).
-    var isSupported: Bool { self == .genericPassword || self == .internetPassword }
+    /// Whether this library stores the class: keys and identities are not supported yet.
+    var isSupported: Bool { self == .genericPassword || self == .internetPassword || self == .certificate }
 }
 
 /// How an attribute's Apple value is typed and encoded as a Secret Service string (mapping §6.1).
@@ -21,6 +21,8 @@ enum AttributeKind: Sendable {
     case blob
     /// An integer, stored in decimal.
     case number
+    /// Data only, stored as lowercase hex (certificate fields).
+    case hexData
     /// A boolean, stored as `true`/`false`.
     case flag
     /// A `kSecAttrAccessible…` value, stored raw.
@@ -75,6 +77,7 @@ struct ItemSchema: Sendable {
         switch itemClass {
         case .genericPassword: genericPassword
         case .internetPassword: internetPassword
+        case .certificate: certificate
         default: nil
         }
     }
@@ -91,7 +94,8 @@ struct ItemSchema: Sendable {
 
     // MARK: - Classes
 
-    private static let common: [AttributeSpec] = [
+    /// The attributes of every class.
+    private static let shared: [AttributeSpec] = [
         AttributeSpec("agrp", .accessGroup, groupAttribute, primaryKey: true),
         AttributeSpec("sync", .synchronizable, syncAttribute, primaryKey: true),
         AttributeSpec("pdmn", .accessibility, "keychain:pdmn"),
@@ -99,6 +103,10 @@ struct ItemSchema: Sendable {
         AttributeSpec("labl", .label, nil),
         AttributeSpec("cdat", .date, nil),
         AttributeSpec("mdat", .date, nil),
+    ]
+
+    /// The attributes of both password classes.
+    private static let common: [AttributeSpec] = shared + [
         AttributeSpec("desc", .text, "keychain:desc"),
         AttributeSpec("icmt", .text, "keychain:icmt"),
         AttributeSpec("crtr", .number, "keychain:crtr"),
@@ -127,10 +135,27 @@ struct ItemSchema: Sendable {
             AttributeSpec("atyp", .authenticationType, "authtype", primaryKey: true),
         ]))
 
+    /// Certificates (mapping §6.4): everything but the access attributes and label is derived from the DER.
+    static let certificate = ItemSchema(
+        itemClass: .certificate, schemaName: "io.coffer.Keychain.Certificate",
+        attributes: index(shared + [
+            AttributeSpec("ctyp", .number, "keychain:ctyp", primaryKey: true),
+            AttributeSpec("cenc", .number, "keychain:cenc"),
+            AttributeSpec("issr", .hexData, "keychain:issr", primaryKey: true),
+            AttributeSpec("slnr", .hexData, "keychain:slnr", primaryKey: true),
+            AttributeSpec("subj", .hexData, "keychain:subj"),
+            AttributeSpec("skid", .hexData, "keychain:skid"),
+            AttributeSpec("pkhh", .hexData, "keychain:pkhh"),
+        ]))
+
+    /// Certificate attributes that come from the DER and cannot be set.
+    static let derivedCertificateKeys: Set<String> = ["ctyp", "cenc", "issr", "slnr", "subj", "skid", "pkhh"]
+
     private static func index(_ specs: [AttributeSpec]) -> [String: AttributeSpec] {
         Dictionary(uniqueKeysWithValues: specs.map { ($0.key, $0) })
     }
 
     /// The attribute keys every class has (used to tell "no such attribute" from "unknown key").
     static let allKnownKeys: Set<String> = Set(genericPassword.attributes.keys).union(internetPassword.attributes.keys)
+        .union(certificate.attributes.keys)
 }

@@ -40,7 +40,8 @@ extension OperationContext {
         let value = query.valueData ?? Data()
         let path = try await client.createItem(
             in: collection, label: label, attributes: attributes, secret: SecretBytes(copying: value),
-            contentType: Self.contentType(of: value), replace: false)
+            contentType: itemClass == .certificate ? "application/pkix-cert" : Self.contentType(of: value),
+            replace: false)
         guard query.producesResult else { return nil }
         guard let item = try await properties(of: [path], expected: itemClass).first else {
             throw KeychainFailure(errSecInternalComponent)
@@ -57,7 +58,7 @@ extension OperationContext {
         var attributes = [
             ItemSchema.schemaAttribute: schema.schemaName, ItemSchema.classAttribute: schema.itemClass.rawValue,
             ItemSchema.versionAttribute: "1", ItemSchema.groupAttribute: configuration.resolvedAccessGroup,
-            "keychain:pdmn": "ak",
+            "keychain:pdmn": schema.itemClass == .certificate ? "dk" : "ak",  // Apple's defaults per class
         ]
         for spec in schema.primaryKey where spec.kind != .synchronizable && spec.kind != .accessGroup {
             if let name = spec.name { attributes[name] = spec.primaryKeyDefault }
@@ -77,12 +78,37 @@ extension OperationContext {
             }
         }
         if !markers.isEmpty { attributes[ItemSchema.typesAttribute] = AttributeCodec.formatTypes(markers) }
-        if schema.itemClass == .genericPassword, configuration.mirrorsUsername {
-            attributes[ItemSchema.mirrorAttribute] = attributes["account"]
+        switch schema.itemClass {
+        case .genericPassword:
+            if configuration.mirrorsUsername { attributes[ItemSchema.mirrorAttribute] = attributes["account"] }
+            return (attributes, label ?? Self.firstNonEmpty(attributes["service"], attributes["account"]))
+        case .certificate:
+            let summary = try certificateAttributes(query.valueData, into: &attributes)
+            return (attributes, label ?? summary)
+        default:
+            return (attributes, label ?? Self.firstNonEmpty(attributes["server"], attributes["user"]))
         }
-        let primary = schema.itemClass == .genericPassword ? attributes["service"] : attributes["server"]
-        let fallback = schema.itemClass == .genericPassword ? attributes["account"] : attributes["user"]
-        return (attributes, label ?? ((primary ?? "").isEmpty ? fallback ?? "" : primary ?? ""))
+    }
+
+    private static func firstNonEmpty(_ primary: String?, _ fallback: String?) -> String {
+        (primary ?? "").isEmpty ? fallback ?? "" : primary ?? ""
+    }
+
+    /// Writes the attributes derived from a certificate's DER over whatever the caller gave for them.
+    /// - Returns: the subject summary, the default label.
+    private func certificateAttributes(_ der: Data?, into attributes: inout [String: String])
+        throws(KeychainFailure) -> String {
+        guard let der else { throw KeychainFailure(errSecParam) }
+        let fields = try CertificateFields(der: der)
+        let hex = { (data: Data) in data.map { String(format: "%02x", $0) }.joined() }
+        attributes["keychain:ctyp"] = String(fields.certificateType)
+        attributes["keychain:cenc"] = String(CertificateFields.derEncoding)
+        attributes["keychain:issr"] = hex(fields.issuer)
+        attributes["keychain:slnr"] = hex(fields.serialNumber)
+        attributes["keychain:subj"] = hex(fields.subject)
+        attributes["keychain:skid"] = fields.subjectKeyID.map(hex)
+        attributes["keychain:pkhh"] = hex(fields.publicKeyHash)
+        return fields.summary
     }
 
     /// Whether another item (not in `excluding`) already has the primary key of `attributes`: one exact search on

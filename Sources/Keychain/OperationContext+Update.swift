@@ -26,6 +26,13 @@ extension OperationContext {
                 throw KeychainFailure(errSecParam)
             }
             try update.validateAttributes(against: item.schema, role: .updateAttributes)
+            if item.schema.itemClass == .certificate {
+                // The derived attributes follow the DER; replacing the DER would mean re-deriving its identity.
+                if !ItemSchema.derivedCertificateKeys.isDisjoint(with: update.attributes.keys) {
+                    throw KeychainFailure(errSecReadOnlyAttr)
+                }
+                if update.valueData != nil { throw KeychainFailure(errSecUnimplemented) }
+            }
             changes.append(try changed(item, by: update))
         }
         try await checkCollisions(changes)

@@ -15,7 +15,7 @@ nonisolated(unsafe) public let kSecClass: CFString = "class"
 nonisolated(unsafe) public let kSecClassGenericPassword: CFString = "genp"
 /// Internet passwords (server, protocol, port, path, account, …).
 nonisolated(unsafe) public let kSecClassInternetPassword: CFString = "inet"
-/// Certificates (not supported yet: operations return `errSecUnimplemented`).
+/// Certificates: the DER in `kSecValueData`, with issuer, serial number, subject and key hashes derived from it.
 nonisolated(unsafe) public let kSecClassCertificate: CFString = "cert"
 /// Cryptographic keys (not supported yet: operations return `errSecUnimplemented`).
 nonisolated(unsafe) public let kSecClassKey: CFString = "keys"

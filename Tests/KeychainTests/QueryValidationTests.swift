@@ -130,10 +130,16 @@ extension KeychainSuites {
             }
         }
 
-        @Test("certificates, keys and identities are errSecUnimplemented, never a silent success")
+        @Test("keys, identities and certificate references are errSecUnimplemented, never a silent success")
         func unsupportedClasses() {
             KeychainConfiguration.withConfiguration(Self.nowhere) {
-                for itemClass in [kSecClassCertificate, kSecClassKey, kSecClassIdentity] {
+                var item: CFTypeRef?
+                #expect(SecItemCopyMatching([kSecClass as String: kSecClassCertificate, kSecReturnRef as String: true]
+                                            as CFDictionary, &item) == errSecUnimplemented)
+                #expect(SecItemCopyMatching([kSecClass as String: kSecClassCertificate,
+                                             kSecMatchIssuers as String: [Data()]] as CFDictionary, &item)
+                        == errSecUnimplemented)
+                for itemClass in [kSecClassKey, kSecClassIdentity] {
                     #expect(SecItemAdd([kSecClass as String: itemClass] as CFDictionary, nil) == errSecUnimplemented)
                     #expect(SecItemCopyMatching([kSecClass as String: itemClass] as CFDictionary, nil) == errSecUnimplemented)
                     #expect(SecItemDelete([kSecClass as String: itemClass] as CFDictionary) == errSecUnimplemented)
