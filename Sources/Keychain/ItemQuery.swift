@@ -84,8 +84,8 @@ struct ItemQuery: Sendable {
             throw KeychainFailure(errSecParam)
         }
         if let itemClass, !itemClass.isSupported { throw KeychainFailure(errSecUnimplemented) }
-        // A certificate reference needs a SecCertificate type, which does not exist here (mapping §6.4).
-        if itemClass == .certificate, returnRef { throw KeychainFailure(errSecUnimplemented) }
+        // Certificate and key references need SecCertificate/SecKey types, which do not exist here (mapping §6.4).
+        if itemClass == .certificate || itemClass == .key, returnRef { throw KeychainFailure(errSecUnimplemented) }
     }
 
     private mutating func parse(_ key: String, _ value: KeychainValue, role: Role) throws(KeychainFailure) {

@@ -9,8 +9,8 @@ enum ItemClass: String, Sendable, CaseIterable {
     case key = "keys"
     case identity = "idnt"
 
-    /// Whether this library stores the class: keys and identities are not supported yet.
-    var isSupported: Bool { self == .genericPassword || self == .internetPassword || self == .certificate }
+    /// Whether this library stores the class: identities (a join of certificates and keys) are not supported yet.
+    var isSupported: Bool { self != .identity }
 }
 
 /// How an attribute's Apple value is typed and encoded as a Secret Service string (mapping §6.1).
@@ -78,6 +78,7 @@ struct ItemSchema: Sendable {
         case .genericPassword: genericPassword
         case .internetPassword: internetPassword
         case .certificate: certificate
+        case .key: key
         default: nil
         }
     }
@@ -148,6 +149,24 @@ struct ItemSchema: Sendable {
             AttributeSpec("pkhh", .hexData, "keychain:pkhh"),
         ]))
 
+    /// Keys (mapping §6.4), with Apple's primary key except the start and end dates, which iOS does not publish.
+    static let key = ItemSchema(
+        itemClass: .key, schemaName: "io.coffer.Keychain.Key",
+        attributes: index(shared + [
+            AttributeSpec("kcls", .number, "keychain:kcls", primaryKey: true),
+            AttributeSpec("klbl", .blob, "keychain:klbl", primaryKey: true),
+            AttributeSpec("atag", .blob, "keychain:atag", primaryKey: true),
+            AttributeSpec("crtr", .number, "keychain:crtr", primaryKey: true),
+            AttributeSpec("type", .number, "keychain:type", primaryKey: true),
+            AttributeSpec("bsiz", .number, "keychain:bsiz", primaryKey: true),
+            AttributeSpec("esiz", .number, "keychain:esiz", primaryKey: true),
+        ] + ["perm", "sens", "extr", "encr", "decr", "drve", "sign", "vrfy", "wrap", "unwp"].map {
+            AttributeSpec($0, .flag, "keychain:\($0)")
+        }))
+
+    /// Key attributes that describe the key material and cannot change without it.
+    static let derivedKeyKeys: Set<String> = ["kcls", "type", "bsiz", "esiz"]
+
     /// Certificate attributes that come from the DER and cannot be set.
     static let derivedCertificateKeys: Set<String> = ["ctyp", "cenc", "issr", "slnr", "subj", "skid", "pkhh"]
 
@@ -157,5 +176,5 @@ struct ItemSchema: Sendable {
 
     /// The attribute keys every class has (used to tell "no such attribute" from "unknown key").
     static let allKnownKeys: Set<String> = Set(genericPassword.attributes.keys).union(internetPassword.attributes.keys)
-        .union(certificate.attributes.keys)
+        .union(certificate.attributes.keys).union(key.attributes.keys)
 }

@@ -40,7 +40,8 @@ extension OperationContext {
         let value = query.valueData ?? Data()
         let path = try await client.createItem(
             in: collection, label: label, attributes: attributes, secret: SecretBytes(copying: value),
-            contentType: itemClass == .certificate ? "application/pkix-cert" : Self.contentType(of: value),
+            contentType: itemClass == .certificate ? "application/pkix-cert"
+                : itemClass == .key ? "application/octet-stream" : Self.contentType(of: value),
             replace: false)
         guard query.producesResult else { return nil }
         guard let item = try await properties(of: [path], expected: itemClass).first else {
@@ -85,6 +86,10 @@ extension OperationContext {
         case .certificate:
             let summary = try certificateAttributes(query.valueData, into: &attributes)
             return (attributes, label ?? summary)
+        case .key:
+            try keyAttributes(query, schema: schema, into: &attributes)
+            let tag = attributes["keychain:atag"].flatMap { query.attributes["atag"] == .string($0) ? $0 : nil }
+            return (attributes, label ?? tag ?? "")
         default:
             return (attributes, label ?? Self.firstNonEmpty(attributes["server"], attributes["user"]))
         }
@@ -92,6 +97,29 @@ extension OperationContext {
 
     private static func firstNonEmpty(_ primary: String?, _ fallback: String?) -> String {
         (primary ?? "").isEmpty ? fallback ?? "" : primary ?? ""
+    }
+
+    /// Fills in what a key's external representation determines, where the caller gave nothing: size, effective
+    /// size and (for asymmetric keys) the application label; and records the representation's format.
+    private func keyAttributes(_ query: ItemQuery, schema: ItemSchema, into attributes: inout [String: String])
+        throws(KeychainFailure) {
+        // The class and type say how to read the data, so they must be given (absent, they read as 0).
+        guard let data = query.valueData, query.attributes["kcls"] != nil, query.attributes["type"] != nil,
+              let keyClass = attributes["keychain:kcls"].flatMap({ Int64($0) }),
+              let keyType = attributes["keychain:type"].flatMap({ Int64($0) })
+        else { throw KeychainFailure(errSecParam) }
+        let fields = try KeyFields(data: data, keyClass: keyClass, keyType: keyType)
+        for name in ["keychain:bsiz", "keychain:esiz"] where attributes[name] == "0" {
+            attributes[name] = String(fields.sizeInBits)
+        }
+        if let label = fields.applicationLabel, attributes["keychain:klbl"] == "", let spec = schema.attributes["klbl"] {
+            let encoded = try AttributeCodec.encode(.data(label), as: spec)
+            attributes["keychain:klbl"] = encoded.text
+            var markers = AttributeCodec.parseTypes(attributes[ItemSchema.typesAttribute])
+            markers["klbl"] = encoded.marker
+            attributes[ItemSchema.typesAttribute] = AttributeCodec.formatTypes(markers)
+        }
+        attributes["keychain:keyfmt"] = fields.format
     }
 
     /// Writes the attributes derived from a certificate's DER over whatever the caller gave for them.

@@ -26,11 +26,14 @@ extension OperationContext {
                 throw KeychainFailure(errSecParam)
             }
             try update.validateAttributes(against: item.schema, role: .updateAttributes)
-            if item.schema.itemClass == .certificate {
-                // The derived attributes follow the DER; replacing the DER would mean re-deriving its identity.
-                if !ItemSchema.derivedCertificateKeys.isDisjoint(with: update.attributes.keys) {
-                    throw KeychainFailure(errSecReadOnlyAttr)
-                }
+            let derived: Set<String>? = switch item.schema.itemClass {
+            case .certificate: ItemSchema.derivedCertificateKeys
+            case .key: ItemSchema.derivedKeyKeys
+            default: nil
+            }
+            if let derived {
+                // Derived attributes follow the DER or key data; replacing those would change the item's identity.
+                if !derived.isDisjoint(with: update.attributes.keys) { throw KeychainFailure(errSecReadOnlyAttr) }
                 if update.valueData != nil { throw KeychainFailure(errSecUnimplemented) }
             }
             changes.append(try changed(item, by: update))

@@ -9,8 +9,8 @@ public import Foundation
 
 /// Adds an item to the keychain (here: the Secret Service provider's default collection).
 ///
-/// Supported classes are `kSecClassGenericPassword`, `kSecClassInternetPassword` and `kSecClassCertificate` (DER
-/// in `kSecValueData`); keys and identities return `errSecUnimplemented`. An item with the same primary key (for example service + account + access group) makes
+/// Supported classes are generic and internet passwords, certificates (DER in `kSecValueData`) and keys (Apple's
+/// external representation, with `kSecAttrKeyClass` and `kSecAttrKeyType`); identities return `errSecUnimplemented`. An item with the same primary key (for example service + account + access group) makes
 /// this return `errSecDuplicateItem`.
 /// - Parameters:
 ///   - attributes: the class, attributes, `kSecValueData`, and optionally `kSecReturn…` keys.

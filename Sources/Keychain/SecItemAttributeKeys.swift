@@ -17,7 +17,7 @@ nonisolated(unsafe) public let kSecClassGenericPassword: CFString = "genp"
 nonisolated(unsafe) public let kSecClassInternetPassword: CFString = "inet"
 /// Certificates: the DER in `kSecValueData`, with issuer, serial number, subject and key hashes derived from it.
 nonisolated(unsafe) public let kSecClassCertificate: CFString = "cert"
-/// Cryptographic keys (not supported yet: operations return `errSecUnimplemented`).
+/// Cryptographic keys: Apple's external representation in `kSecValueData` (RSA PKCS#1, EC X9.63, symmetric raw).
 nonisolated(unsafe) public let kSecClassKey: CFString = "keys"
 /// Identities (not supported yet: operations return `errSecUnimplemented`).
 nonisolated(unsafe) public let kSecClassIdentity: CFString = "idnt"
