@@ -36,7 +36,7 @@ enum AttributeCodec {
             }
         case .hexData:
             guard case .data(let data) = value else { throw KeychainFailure(errSecParam) }
-            return (data.map { String(format: "%02x", $0) }.joined(), nil)
+            return (hexEncoded(data), nil)
         case .flag, .synchronizable:
             guard let flag = value.booleanValue else { throw KeychainFailure(errSecParam) }
             return (flag ? "true" : "false", nil)
@@ -95,6 +95,9 @@ enum AttributeCodec {
     static func formatTypes(_ markers: [String: Character]) -> String {
         markers.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ",")
     }
+
+    /// Lowercase hex text of `data`.
+    static func hexEncoded(_ data: Data) -> String { data.map { String(format: "%02x", $0) }.joined() }
 
     /// The bytes of lowercase or uppercase hex text (an odd last digit or a non-hex pair is dropped).
     static func hexDecoded(_ text: String) -> Data {

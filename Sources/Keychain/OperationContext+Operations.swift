@@ -128,7 +128,7 @@ extension OperationContext {
         throws(KeychainFailure) -> String {
         guard let der else { throw KeychainFailure(errSecParam) }
         let fields = try CertificateFields(der: der)
-        let hex = { (data: Data) in data.map { String(format: "%02x", $0) }.joined() }
+        let hex = AttributeCodec.hexEncoded
         attributes["keychain:ctyp"] = String(fields.certificateType)
         attributes["keychain:cenc"] = String(CertificateFields.derEncoding)
         attributes["keychain:issr"] = hex(fields.issuer)
