@@ -117,6 +117,37 @@ extension KeychainSuites {
             }
         }
 
+        @Test("label and case-insensitive matches are client-side; non-PK attributes narrow searches, not adds",
+              arguments: Provider.allCases)
+        func searchRefinements(provider: Provider) async throws {
+            try await withKeychain(provider) { _, _, _ in
+                #expect(addGenericPassword(service: "Mail", account: "Alice", password: "1",
+                                           extra: [kSecAttrLabel as String: "Work mail"]) == errSecSuccess)
+                #expect(addGenericPassword(service: "Mail", account: "bob", password: "2") == errSecSuccess)
+                #expect(readGenericPassword(service: "mail", account: "alice").0 == errSecItemNotFound)
+                #expect(readGenericPassword(service: "mail", account: "alice",
+                                            extra: [kSecMatchCaseInsensitive as String: true]) == (errSecSuccess, "1"))
+                var item: CFTypeRef?
+                let byLabel: [String: Any] = [kSecClass as String: Self.genp, kSecAttrLabel as String: "Work mail",
+                                              kSecReturnData as String: true]
+                #expect(SecItemCopyMatching(byLabel as CFDictionary, &item) == errSecSuccess)
+                #expect(item as? Data == Data("1".utf8))
+                // The classic pitfall, reproduced: a search with a non-PK attribute misses, the add still collides.
+                let generic = [kSecAttrGeneric as String: Data("extra".utf8)]
+                #expect(readGenericPassword(service: "Mail", account: "bob", extra: generic).0 == errSecItemNotFound)
+                #expect(addGenericPassword(service: "Mail", account: "bob", password: "3", extra: generic)
+                        == errSecDuplicateItem)
+                // A numeric limit returns an array of at most that many; the number 1 is kSecMatchLimitOne.
+                let limited: [String: Any] = [kSecClass as String: Self.genp, kSecAttrService as String: "Mail",
+                                              kSecMatchLimit as String: 2, kSecReturnData as String: true]
+                #expect(SecItemCopyMatching(limited as CFDictionary, &item) == errSecSuccess)
+                #expect(Set((item as? [Data]) ?? []) == [Data("1".utf8), Data("2".utf8)])
+                let one = limited.merging([kSecMatchLimit as String: 1]) { $1 }
+                #expect(SecItemCopyMatching(one as CFDictionary, &item) == errSecSuccess)
+                #expect(item is Data)
+            }
+        }
+
         @Test("calls from many threads at once keep the primary key unique", arguments: Provider.allCases)
         func concurrentAdds(provider: Provider) async throws {
             try await withKeychain(provider) { bus, _, _ in
