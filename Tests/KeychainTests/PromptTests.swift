@@ -9,7 +9,8 @@ import SecretServiceTestSupport
 import Testing
 
 extension KeychainSuites {
-    /// cofferd only: headless gnome-keyring has no prompter, so it can neither show nor dismiss a dialogue.
+    /// Mostly cofferd only, with its scripted pinentry: headless gnome-keyring has no prompter, so a dialogue can
+    /// never be accepted there; its prompts end dismissed at once, which the last test uses.
     @Suite("Prompts")
     struct PromptTests {
         /// Runs `body` against cofferd started with `options`, the library bound to its bus.
@@ -58,6 +59,16 @@ extension KeychainSuites {
         @Test("a dismissed unlock prompt is errSecUserCanceled")
         func dismissedPrompt() async throws {
             #expect(try await readAfterLocking(pinentryAnswers: ["CANCEL"]).0 == errSecUserCanceled)
+        }
+
+        @Test("gnome-keyring without a prompter dismisses the unlock prompt: errSecUserCanceled, never a hang")
+        func gnomeKeyringDismisses() async throws {
+            try await withKeychain(.gnomeKeyring) { _, _, client in
+                #expect(addGenericPassword(service: "prompted", account: "a", password: "p") == errSecSuccess)
+                try await client.lock([try await client.defaultCollection()])
+                #expect(readGenericPassword(service: "prompted", account: "a").0 == errSecUserCanceled)
+                #expect(addGenericPassword(service: "prompted", account: "b", password: "p") == errSecUserCanceled)
+            }
         }
 
         @Test("no default collection: UI fail never prompts, a dismissed creation prompt is errSecNoDefaultKeychain")
