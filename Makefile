@@ -56,7 +56,6 @@ run: build
 
 test: setup-test
 	swift build --product cofferd
-	swift build --product keychain-race-helper
 	swift test
 
 install:

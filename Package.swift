@@ -89,7 +89,7 @@ let package = Package(
         .testTarget(
             name: "KeychainTests", dependencies: ["Keychain", "SecretServiceTestSupport", "SecretServiceClient"],
             swiftSettings: strict),
-        // A second process for the Keychain cross-process uniqueness test (`make test` builds it).
+        // A second process for the Keychain cross-process uniqueness test (`swift build --build-tests` builds it).
         .executableTarget(
             name: "keychain-race-helper", dependencies: ["Keychain"], path: "Tests/KeychainRaceHelper",
             swiftSettings: strict),
