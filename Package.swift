@@ -64,7 +64,12 @@ let package = Package(
         .executableTarget(
             name: "cofferd", dependencies: ["SecretServiceDaemon", "SecretCrypto", "CHardening", argumentParser, log, lifecycle, unixSignals], swiftSettings: strict),
         .executableTarget(
-            name: "coffer", dependencies: ["Keychain", "SecretServiceClient", argumentParser], swiftSettings: strict),
+            name: "coffer",
+            dependencies: [
+                "Keychain", "SecretServiceClient", "SecretServiceProtocol", "SecretCrypto", "DBusWire", "DBusTransport",
+                argumentParser,
+            ],
+            swiftSettings: strict),
 
         // MARK: - Tests
         .target(
