@@ -56,6 +56,7 @@ let package = Package(
             name: "SecretServiceClient",
             dependencies: ["DBusTransport", "SecretServiceProtocol", "SecretCrypto", log],
             swiftSettings: strict),
+        .target(name: "KeyringFiles", dependencies: ["SecretCrypto"], exclude: ["ARCHIVE.md"], swiftSettings: strict),
         .target(
             name: "Keychain", dependencies: ["SecretServiceClient", "SecretServiceProtocol", "SecretCrypto", "DBusWire"],
             swiftSettings: strict),
@@ -67,7 +68,7 @@ let package = Package(
             name: "coffer",
             dependencies: [
                 "Keychain", "SecretServiceClient", "SecretServiceProtocol", "SecretCrypto", "DBusWire", "DBusTransport",
-                argumentParser,
+                "KeyringFiles", argumentParser,
             ],
             swiftSettings: strict),
 
@@ -95,5 +96,9 @@ let package = Package(
             name: "KeychainTests", dependencies: ["Keychain", "SecretServiceTestSupport", "SecretServiceClient"],
             swiftSettings: strict),
         .testTarget(name: "ArchitectureTests", swiftSettings: strict),
+        .testTarget(
+            name: "KeyringFilesTests",
+            dependencies: ["KeyringFiles", "SecretCrypto", "SecretServiceTestSupport", "SecretServiceClient", "DBusWire"],
+            swiftSettings: strict),
     ]
 )
