@@ -27,7 +27,9 @@ struct Coffer: AsyncParsableCommand {
     static let diagnosticCommands: [any ParsableCommand.Type] = []
 
     /// `import`, `export` and restoring archives: added here by the commands that move collections.
-    static let transferCommands: [any ParsableCommand.Type] = []
+    static let transferCommands: [any ParsableCommand.Type] = [
+        ImportKeyring.self, ExportCollection.self, RestoreArchive.self,
+    ]
 
     static let discussion = """
         Secrets are read from a prompt that does not echo when stdin is a terminal, otherwise from stdin; they are \
