@@ -125,7 +125,7 @@ struct GVariantReader {
         let size = Self.offsetSize(range.count)
         guard range.count >= size else { throw bad("an array is too short for its offset table") }
         let tableStart = offset(at: range.upperBound - size, size: size)
-        guard tableStart <= range.count - size, (range.count - tableStart) % size == 0 else {
+        guard tableStart >= 0, tableStart <= range.count - size, (range.count - tableStart) % size == 0 else {
             throw bad("an array's offset table is out of bounds")
         }
         let count = (range.count - tableStart) / size

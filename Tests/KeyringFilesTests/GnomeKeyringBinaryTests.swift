@@ -114,3 +114,59 @@ private func encryptedBlockLength(_ file: [UInt8]) -> Int {
     }
     return 0
 }
+
+@Suite("gnome-keyring binary keyring files, hand-built")
+struct GnomeKeyringBinaryHandBuiltTests {
+    @Test("uint32 attributes, old item types, access lists, NULL strings and an empty password")
+    func legacyFeatures() throws {
+        var writer = BinaryKeyringWriter()
+        writer.label = nil
+        writer.items = [
+            .init(type: 1, label: "network", secret: Array("pw".utf8),
+                  attributes: [("server", .string("example.org")), ("port", .number(8080)), ("empty", .string(nil))],
+                  accessList: [(7, "seahorse", "/usr/bin/seahorse"), (1, nil, nil)]),
+            .init(type: 0, label: nil, secret: nil, attributes: [("xdg:schema", .string("org.example.Custom"))]),
+            .init(type: 0x1_0002, label: "note with flags in the type", secret: [0, 0xFF]),
+        ]
+        let file = try writer.write(password: "")
+        let keyring = try KeyringFile.parse(file, password: SecretBytes(count: 0))
+        #expect(keyring.label == nil && keyring.created == 1_600_000_000 && keyring.modified == 1_600_000_100)
+        #expect(keyring.items.count == 3)
+        let network = keyring.items[0]
+        #expect(network.label == "network" && network.secret?.copyBytes() == Array("pw".utf8))
+        #expect(network.attributes == [
+            "server": "example.org", "port": "8080", "empty": "", "xdg:schema": "org.gnome.keyring.NetworkPassword",
+        ])
+        #expect(network.created == 1_600_000_200 && network.modified == 1_600_000_300)
+        #expect(keyring.items[1].label == "" && keyring.items[1].secret?.count == 0)
+        #expect(keyring.items[1].attributes == ["xdg:schema": "org.example.Custom"])  // an explicit schema wins
+        #expect(keyring.items[2].attributes == ["xdg:schema": "org.gnome.keyring.Note"])
+        #expect(keyring.items[2].secret?.copyBytes() == [0, 0xFF])
+
+        #expect(thrownError { try KeyringFile.parse(file, password: secretBytes("x")) } as? KeyringFileError
+                == .wrongPassword)
+    }
+
+    @Test("an unknown attribute type and invalid UTF-8 are reported as corruption")
+    func corruptStructures() throws {
+        var writer = BinaryKeyringWriter()
+        writer.items = [.init(label: "a\u{0}hidden", secret: [1], attributes: [("k", .string("v"))])]
+        let file = try writer.write(password: "p")
+        #expect(try KeyringFile.parse(file, password: secretBytes("p")).items.first?.label == "a")  // C-string semantics
+
+        var badType = file
+        // The hashed index starts after magic, version, label, times, flags, timeout, iterations, salt, reserved
+        // words and the item count; the first attribute's type word follows the item id, type, count and name "k".
+        let indexStart = 16 + 4 + 4 + "Hand made".utf8.count + 16 + 4 + 4 + 4 + 8 + 16 + 4
+        let hashedType = indexStart + 4 + 4 + 4 + 4 + 1
+        #expect(Array(badType[hashedType..<(hashedType + 4)]) == [0, 0, 0, 0])
+        badType[hashedType + 3] = 9
+        #expect(thrownError { try KeyringFile.parse(badType, password: secretBytes("p")) } as? KeyringFileError
+                == .malformed("attribute type 9 is neither string (0) nor uint32 (1)"))
+
+        var badLabel = file
+        badLabel[16 + 4 + 4] = 0xFF  // first byte of the keyring label
+        #expect(thrownError { try KeyringFile.parse(badLabel, password: secretBytes("p")) } as? KeyringFileError
+                == .malformed("the keyring label is not valid UTF-8"))
+    }
+}
