@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // AES-128-CBC over whole blocks without padding, as gnome-keyring's binary keyring files use it.
 
-internal import CGcrypt
-
 extension AES128CBC {
     /// Decrypts whole blocks without removing any padding (the caller's format says what the tail holds).
     /// - Parameters:
@@ -42,10 +40,8 @@ extension AES128CBC {
     }
 
     private static func unpaddedCipher(key: SecretBytes, iv: SecretBytes) throws -> CipherHandle {
-        guard key.count == keyByteCount else { throw CryptoError.invalidKey }
         guard iv.count == blockSize else { throw CryptoError.invalidIV }
-        let cipher = try CipherHandle(algorithm: cgcry_cipher_aes128, mode: cgcry_cipher_mode_cbc)
-        try cipher.setKey(key)
+        let cipher = try keyedCipher(key: key)
         try cipher.setIV(iv)
         return cipher
     }
