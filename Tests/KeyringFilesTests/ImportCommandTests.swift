@@ -91,6 +91,43 @@ struct ImportCommandTests {
         }
     }
 
+    /// Items in the scale test: 200 in CI; set `COFFER_IMPORT_SCALE_ITEMS` for a longer run (for example 5000).
+    static let scaleItems = ProcessInfo.processInfo.environment["COFFER_IMPORT_SCALE_ITEMS"].flatMap(Int.init) ?? 200
+
+    @Test("a large keyring imports completely, and importing it again adds nothing")
+    func largeKeyring() async throws {
+        var writer = BinaryKeyringWriter()
+        writer.items = (0..<Self.scaleItems).map { index in
+            BinaryKeyringWriter.Item(label: "item \(index)", secret: Array("secret \(index)".utf8),
+                                     attributes: [("service", .string("scale")), ("index", .number(UInt32(index)))])
+        }
+        let file = try writer.write(password: "scale")
+        try await TestBus.withPrivateBus { bus in
+            let harness = try await DaemonHarness.start(.subprocess, on: bus)
+            do {
+                let path = bus.directory.appendingPathComponent("scale.keyring")
+                try Data(file).write(to: path)
+                let clock = ContinuousClock()
+                let start = clock.now
+                let first = try await CofferTool.run(["import", path.path, "--json"], input: "scale\n", on: bus)
+                let firstDuration = clock.now - start
+                #expect(first.status == 0, "\(first.stderr)")
+                #expect(try CofferTool.json(first)["imported"] as? Int == Self.scaleItems)
+                let again = try await CofferTool.run(["import", path.path, "--json"], input: "scale\n", on: bus)
+                #expect(try CofferTool.json(again)["alreadyPresent"] as? Int == Self.scaleItems)
+                #expect(try CofferTool.json(again)["imported"] as? Int == 0)
+                let lookup = try await ClientEnvironment(bus: bus).secretTool(
+                    ["lookup", "service", "scale", "index", String(Self.scaleItems - 1)])
+                #expect(lookup.text == "secret \(Self.scaleItems - 1)")
+                print("imported \(Self.scaleItems) items in \(firstDuration), re-checked in \(clock.now - start - firstDuration)")
+                await harness.stop()
+            } catch {
+                await harness.stop()
+                throw error
+            }
+        }
+    }
+
     @Test("export seals a collection; restore puts it back once, and refuses a wrong passphrase")
     func exportRestore() async throws {
         try await DaemonHarness.withDaemon(.subprocess) { bus, _, client in
