@@ -24,6 +24,9 @@ struct BinaryKeyringWriter {
     var iterations: UInt32 = 1000
     var salt: [UInt8] = [9, 8, 7, 6, 5, 4, 3, 2]
     var items: [Item] = []
+    /// Applied to the plaintext block (after the 16 check bytes) before the check is computed: lets tests damage the
+    /// encrypted structures while the file still decrypts and passes its MD5 check.
+    var damage: ((inout [UInt8]) -> Void)?
 
     func write(password: String) throws -> [UInt8] {
         var file = Array("GnomeKeyring\n\r\0\n".utf8) + [0, 0, 0, 0]
@@ -78,7 +81,12 @@ struct BinaryKeyringWriter {
                 Self.put32(0, into: &block)
             }
         }
-        while block.count % 16 != 0 { block.append(0) }
+        if let damage {
+            var body = Array(block[16...])
+            damage(&body)
+            block = Array(block[..<16]) + body
+        }
+        while block.count % 16 != 0 || block.count == 16 { block.append(0) }
         let plaintext = SecretBytes(copying: block)
         let check = try MessageDigest.md5(of: plaintext, range: 16..<block.count)
         plaintext.withUnsafeMutableBytes { for index in 0..<16 { $0[index] = check[index] } }
