@@ -42,7 +42,15 @@ struct GnomeKeyringBinaryTests {
         #expect(keyring.format == .gnomeKeyringBinary)
         #expect(keyring.label == "Login")
         KeyringSamples.expectMatches(keyring, KeyringSamples.items)
-        KeyringSamples.expectMatches(keyring, served)
+        // gnome-keyring reloads login.keyring when the file changes; items it has read back from the file report the
+        // schema of their item type, `xdg:schema=org.freedesktop.Secret.Generic` for secret-tool's, which the
+        // parser deliberately does not invent (see GnomeKeyringItemType). Apart from that: the same items.
+        let generic = "org.freedesktop.Secret.Generic"
+        KeyringSamples.expectMatches(keyring, served.map { item in
+            var item = item
+            if item.attributes["xdg:schema"] == generic { item.attributes["xdg:schema"] = nil }
+            return item
+        })
         for item in keyring.items {
             #expect((item.created ?? 0) > 1_600_000_000 && item.modified != nil)
         }
