@@ -21,6 +21,8 @@ public enum LibsecretFileFormat {
         .array(.dictEntry(.string, .string)), .string, .uint64, .uint64, .array(.byte),
     ])
     private static let keyByteCount = 16
+    /// The attribute oo7 keeps an item's content type in.
+    static let contentTypeAttribute = "xdg:content-type"
     private static let macByteCount = HMACSHA256.byteCount
 
     /// Whether `bytes` start like a version-1 file keyring.
@@ -105,9 +107,10 @@ public enum LibsecretFileFormat {
                 else { throw KeyringFileError.malformed("an attribute has the wrong shape") }
                 attributes[name] = value
             }
+            // oo7 records the content type as an attribute; libsecret records none.
             return ImportedItem(label: label, attributes: attributes,
                                 secret: SecretBytes.copy(of: UnsafeRawBufferPointer(rebasing: raw[secret])),
-                                created: created, modified: modified)
+                                contentType: attributes[contentTypeAttribute], created: created, modified: modified)
         }
     }
 }

@@ -60,3 +60,38 @@ struct LibsecretFileTests {
         #expect(error is KeyringFileError, "\(String(describing: error))")
     }
 }
+
+@Suite("libsecret file keyrings, hand-built")
+struct LibsecretFileHandBuiltTests {
+    @Test("oo7's content-type attribute becomes the content type; an empty keyring has no items")
+    func contentTypeAndEmpty() throws {
+        var writer = LibsecretFileWriter()
+        writer.items = [
+            .init(label: "oo7 item", attributes: ["xdg:content-type": "application/octet-stream", "app": "x"],
+                  secret: [0, 1, 2]),
+            .init(label: "libsecret item", attributes: [:], secret: Array("s".utf8)),
+        ]
+        let keyring = try KeyringFile.parse(try writer.write(password: "pw"), password: secretBytes("pw"))
+        #expect(keyring.format == .libsecretFile && keyring.modified == 1_700_000_002)
+        #expect(keyring.items.map(\.label) == ["oo7 item", "libsecret item"])
+        #expect(keyring.items[0].contentType == "application/octet-stream")
+        #expect(keyring.items[0].secret?.copyBytes() == [0, 1, 2])
+        #expect(keyring.items[0].created == 1_700_000_000 && keyring.items[0].modified == 1_700_000_001)
+        #expect(keyring.items[1].contentType == nil && keyring.items[1].attributes == [:])
+
+        writer.items = []
+        #expect(try KeyringFile.parse(try writer.write(password: "pw"), password: secretBytes("pw")).items.isEmpty)
+    }
+
+    @Test("an item body that passes its MAC but is not a valid item is reported as corruption")
+    func damagedBody() throws {
+        var writer = LibsecretFileWriter()
+        writer.items = [.init(label: "a", attributes: ["k": "v"], secret: [1])]
+        writer.damage = { $0[$0.count - 1] = 0xEE }  // the tuple's last framing offset now points past the end
+        let error = thrownError { try KeyringFile.parse(try writer.write(password: "pw"), password: secretBytes("pw")) }
+        guard case .malformed? = error as? KeyringFileError else {
+            Issue.record("expected a malformed-data error, got \(String(describing: error))")
+            return
+        }
+    }
+}

@@ -64,6 +64,23 @@ struct RandomDamageTests {
         }
     }
 
+    @Test("libsecret items whose decrypted body is damaged but still passes the MAC")
+    func libsecretItems() throws {
+        var random = SeededGenerator(state: 5)
+        for round in 0..<Self.rounds {
+            var writer = LibsecretFileWriter()
+            writer.items = [
+                .init(label: "a", attributes: ["k": "v", "xdg:content-type": "text/plain"], secret: [1, 2]),
+                .init(label: "b", attributes: [:], secret: []),
+            ]
+            var generator = random
+            writer.damage = { damage(&$0, using: &generator) }
+            let file = try writer.write(password: "p")
+            random = generator
+            expectTyped(thrownError { try KeyringFile.parse(file, password: secretBytes("p"), limits: Self.cheap) }, round)
+        }
+    }
+
     @Test("libsecret file bodies with damaged GVariant framing")
     func libsecretBody() async throws {
         let file = try await WrittenKeyrings.libsecret.value
