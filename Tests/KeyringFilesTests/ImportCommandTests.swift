@@ -77,6 +77,15 @@ struct ImportCommandTests {
                 #expect(unlocked.count == 3)  // one per imported file, no duplicates
                 await client.close()
 
+                // An item the file stores no secret for is skipped, reported by label, and the rest goes in.
+                let partial = bus.directory.appendingPathComponent("partial.keyring")
+                try Data("[keyring]\ndisplay-name=P\n\n[1]\ndisplay-name=no secret\n\n[2]\ndisplay-name=kept\nsecret=abc\n"
+                    .utf8).write(to: partial)
+                let skipping = try await CofferTool.run(["import", partial.path, "--collection", "Partial"], on: bus)
+                #expect(skipping.status == 0, "\(skipping.stderr)")
+                #expect(skipping.stderr == "coffer: warning: skipped 'no secret': the file stores no secret for it\n")
+                #expect(skipping.text.hasSuffix("(0 already present, 1 skipped)\n") && skipping.text.hasPrefix("imported 1 item "))
+
                 let garbage = bus.directory.appendingPathComponent("garbage.keyring")
                 try Data("not a keyring".utf8).write(to: garbage)
                 let refused = try await CofferTool.run(["import", garbage.path], on: bus)
