@@ -6,37 +6,54 @@ import Foundation
 import SecretCrypto
 import Testing
 
-/// A small deterministic generator (SplitMix64), so a failure names a reproducible round.
-private struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+/// Seeded damage (xorshift64*), shared by a test's rounds so a failure names a reproducible round.
+private final class DamageSource: RandomNumberGenerator {
+    private var state: UInt64
 
-/// Overwrites bytes, writes big or small words, cuts or inserts, at random places.
-private func damage(_ bytes: inout [UInt8], from start: Int = 0, using random: inout SeededGenerator) {
-    guard bytes.count > start else { return }
-    for _ in 0..<Int.random(in: 1...4, using: &random) {
-        let at = Int.random(in: start..<max(start + 1, bytes.count), using: &random)
-        guard at < bytes.count else { continue }
-        switch Int.random(in: 0..<5, using: &random) {
-        case 0: bytes[at] = UInt8.random(in: 0...255, using: &random)
-        case 1: bytes.replaceSubrange(at..<min(at + 4, bytes.count), with: [0xFF, 0xFF, 0xFF, 0xFF])
-        case 2: bytes.replaceSubrange(at..<min(at + 4, bytes.count), with: [0, 0, 0, UInt8.random(in: 0...64, using: &random)])
-        case 3: bytes.removeSubrange(at..<min(at + Int.random(in: 1...16, using: &random), bytes.count))
-        default: bytes.insert(contentsOf: [UInt8](repeating: UInt8.random(in: 0...255, using: &random), count: 3), at: at)
+    init(seed: UInt64) { state = seed | 1 }
+
+    func next() -> UInt64 {
+        state ^= state >> 12
+        state ^= state << 25
+        state ^= state >> 27
+        return state &* 2_685_821_657_736_338_717
+    }
+
+    /// Overwrites bytes, writes big or small words, cuts or inserts, at random places from `start` on.
+    func damage(_ bytes: inout [UInt8], from start: Int = 0) {
+        var random = self
+        guard bytes.count > start else { return }
+        for _ in 0..<Int.random(in: 1...4, using: &random) {
+            let at = Int.random(in: start..<bytes.count, using: &random)
+            guard at < bytes.count else { continue }
+            switch Int.random(in: 0..<5, using: &random) {
+            case 0: bytes[at] = UInt8.random(in: 0...255, using: &random)
+            case 1: bytes.replaceSubrange(at..<min(at + 4, bytes.count), with: [0xFF, 0xFF, 0xFF, 0xFF])
+            case 2: bytes.replaceSubrange(at..<min(at + 4, bytes.count), with: [0, 0, 0, UInt8.random(in: 0...64, using: &random)])
+            case 3: bytes.removeSubrange(at..<min(at + Int.random(in: 1...16, using: &random), bytes.count))
+            default: bytes.insert(contentsOf: [UInt8](repeating: UInt8.random(in: 0...255, using: &random), count: 3), at: at)
+            }
         }
     }
+
+    /// A damaged copy.
+    func damaged(_ bytes: [UInt8], from start: Int = 0) -> [UInt8] {
+        var copy = bytes
+        damage(&copy, from: start)
+        return copy
+    }
 }
 
-private func expectTyped(_ error: (any Error)?, _ round: Int, sourceLocation: SourceLocation = #_sourceLocation) {
-    #expect(error == nil || error is KeyringFileError, "round \(round): \(String(describing: error))",
-            sourceLocation: sourceLocation)
+/// Runs the rounds: `input` makes each round's bytes, `parse` must return or throw a ``KeyringFileError``.
+private func checkRounds(seed: UInt64, input: (DamageSource) throws -> [UInt8], parse: ([UInt8]) throws -> ImportedKeyring,
+                         sourceLocation: SourceLocation = #_sourceLocation) rethrows {
+    let source = DamageSource(seed: seed)
+    for round in 0..<RandomDamageTests.rounds {
+        let bytes = try input(source)
+        let error = thrownError { try parse(bytes) }
+        #expect(error == nil || error is KeyringFileError, "round \(round): \(String(describing: error))",
+                sourceLocation: sourceLocation)
+    }
 }
 
 @Suite("random damage")
@@ -47,8 +64,7 @@ struct RandomDamageTests {
 
     @Test("binary keyrings whose decrypted block is damaged but still passes the MD5 check")
     func binaryPlaintext() throws {
-        var random = SeededGenerator(state: 1)
-        for round in 0..<Self.rounds {
+        try checkRounds(seed: 1, input: { source in
             var writer = BinaryKeyringWriter()
             writer.iterations = 1
             writer.items = [
@@ -56,53 +72,36 @@ struct RandomDamageTests {
                       accessList: [(1, "x", "/y")]),
                 .init(label: "b", secret: nil, attributes: [("k2", .string(nil))]),
             ]
-            var generator = random
-            writer.damage = { damage(&$0, using: &generator) }
-            let file = try writer.write(password: "p")
-            random = generator
-            expectTyped(thrownError { try KeyringFile.parse(file, password: secretBytes("p"), limits: Self.cheap) }, round)
-        }
+            writer.damage = { source.damage(&$0) }
+            return try writer.write(password: "p")
+        }, parse: { try KeyringFile.parse($0, password: secretBytes("p"), limits: Self.cheap) })
     }
 
     @Test("libsecret items whose decrypted body is damaged but still passes the MAC")
     func libsecretItems() throws {
-        var random = SeededGenerator(state: 5)
-        for round in 0..<Self.rounds {
+        try checkRounds(seed: 5, input: { source in
             var writer = LibsecretFileWriter()
             writer.items = [
                 .init(label: "a", attributes: ["k": "v", "xdg:content-type": "text/plain"], secret: [1, 2]),
                 .init(label: "b", attributes: [:], secret: []),
             ]
-            var generator = random
-            writer.damage = { damage(&$0, using: &generator) }
-            let file = try writer.write(password: "p")
-            random = generator
-            expectTyped(thrownError { try KeyringFile.parse(file, password: secretBytes("p"), limits: Self.cheap) }, round)
-        }
+            writer.damage = { source.damage(&$0) }
+            return try writer.write(password: "p")
+        }, parse: { try KeyringFile.parse($0, password: secretBytes("p"), limits: Self.cheap) })
     }
 
     @Test("libsecret file bodies with damaged GVariant framing")
     func libsecretBody() async throws {
         let file = try await WrittenKeyrings.libsecret.value
-        var random = SeededGenerator(state: 2)
-        for round in 0..<Self.rounds {
-            var damaged = file
-            damage(&damaged, from: 18, using: &random)
-            expectTyped(thrownError {
-                try LibsecretFileFormat.parse(damaged, password: secretBytes("x"), limits: Self.cheap)
-            }, round)
-        }
+        try checkRounds(seed: 2, input: { $0.damaged(file, from: 18) },
+                    parse: { try LibsecretFileFormat.parse($0, password: secretBytes("x"), limits: Self.cheap) })
     }
 
     @Test("textual keyrings with damaged lines")
     func textual() async throws {
         let file = try await WrittenKeyrings.textual.value
-        var random = SeededGenerator(state: 3)
-        for round in 0..<Self.rounds {
-            var damaged = file
-            damage(&damaged, using: &random)
-            expectTyped(thrownError { try GnomeKeyringTextualFormat.parse(damaged, limits: Self.cheap) }, round)
-        }
+        try checkRounds(seed: 3, input: { $0.damaged(file) },
+                    parse: { try GnomeKeyringTextualFormat.parse($0, limits: Self.cheap) })
     }
 
     @Test("archive payloads with damaged lengths (past the GCM check)")
@@ -111,11 +110,7 @@ struct RandomDamageTests {
             ImportedItem(label: $0.label, attributes: $0.attributes, secret: SecretBytes(copying: $0.secret))
         })
         let payload = ArchivePayload.encode(keyring).copyBytes()
-        var random = SeededGenerator(state: 4)
-        for round in 0..<Self.rounds {
-            var damaged = payload
-            damage(&damaged, using: &random)
-            expectTyped(thrownError { try ArchivePayload.decode(SecretBytes(copying: damaged), limits: Self.cheap) }, round)
-        }
+        try checkRounds(seed: 4, input: { $0.damaged(payload) },
+                    parse: { try ArchivePayload.decode(SecretBytes(copying: $0), limits: Self.cheap) })
     }
 }

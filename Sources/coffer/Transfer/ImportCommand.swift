@@ -25,10 +25,7 @@ struct ImportKeyring: CofferCommand {
     @Argument(help: "The keyring file.")
     var file: String
 
-    @Option(name: .long, help: "The collection to import into (alias, label or id); created if missing. Default: the default collection.")
-    var collection: String?
-
-    @OptionGroup var output: OutputOptions
+    @OptionGroup var destination: TransferDestination
 
     func execute() async throws {
         let bytes = try TransferSupport.readFile(file)
@@ -43,8 +40,19 @@ struct ImportKeyring: CofferCommand {
         } catch let error as KeyringFileError {
             throw TransferSupport.failure(error, file: file)
         }
-        try await TransferRun.importItems(keyring, file: file, collection: collection, json: output.json)
+        try await TransferRun.importItems(keyring, file: file, collection: destination.collection,
+                                          json: destination.output.json)
     }
+}
+
+/// Where import and restore put items, and how they report.
+struct TransferDestination: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp(
+        "The collection to put the items in (alias, label or id); created if missing.",
+        discussion: "import uses the default collection without it; restore the collection named in the archive."))
+    var collection: String?
+
+    @OptionGroup var output: OutputOptions
 }
 
 /// The part import and restore share: connect, pick the collection, import with a progress bar, report.

@@ -18,10 +18,7 @@ struct RestoreArchive: CofferCommand {
     @Argument(help: "The archive file.")
     var archive: String
 
-    @Option(name: .long, help: "The collection to restore into (alias, label or id); created if missing.")
-    var collection: String?
-
-    @OptionGroup var output: OutputOptions
+    @OptionGroup var destination: TransferDestination
 
     func execute() async throws {
         let bytes = try TransferSupport.readFile(archive)
@@ -35,7 +32,7 @@ struct RestoreArchive: CofferCommand {
         } catch let error as KeyringFileError {
             throw TransferSupport.failure(error, file: archive)
         }
-        let target = collection ?? keyring.label.flatMap { $0.isEmpty ? nil : $0 }
-        try await TransferRun.importItems(keyring, file: archive, collection: target, json: output.json)
+        let target = destination.collection ?? keyring.label.flatMap { $0.isEmpty ? nil : $0 }
+        try await TransferRun.importItems(keyring, file: archive, collection: target, json: destination.output.json)
     }
 }
