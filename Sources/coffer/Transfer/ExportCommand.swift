@@ -52,16 +52,33 @@ struct ExportCollection: CofferCommand {
             }
             return try await Self.read(path, client: client)
         }
-        let archive = try CofferArchive.write(keyring, passphrase: passphrase)
-        guard FileManager.default.createFile(atPath: output, contents: Data(archive),
-                                             attributes: [.posixPermissions: 0o600]) else {
-            throw CofferError(.ioError, "cannot write \(output)")
-        }
+        try Self.writeNew(output, try CofferArchive.write(keyring, passphrase: passphrase))
         if outputOptions.json {
             try JSONOutput.print(ExportReport(file: output, collection: keyring.label ?? "", exported: keyring.items.count))
         } else {
             Console.print("exported \(keyring.items.count) item\(keyring.items.count == 1 ? "" : "s") to \(output)")
         }
+    }
+
+    /// Creates `path` with mode 0600 and writes `bytes`; `O_EXCL` makes "must not exist" atomic.
+    static func writeNew(_ path: String, _ bytes: [UInt8]) throws {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw CofferError(.ioError, "cannot create \(path): \(String(cString: strerror(errno)))")
+        }
+        defer { close(descriptor) }
+        var written = 0
+        while written < bytes.count {
+            let count = bytes.withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress! + written, $0.count - written) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else {
+                let reason = String(cString: strerror(errno))
+                unlink(path)  // a partial archive is useless and would block the next attempt
+                throw CofferError(.ioError, "cannot write \(path): \(reason)")
+            }
+            written += count
+        }
+        guard fsync(descriptor) == 0 else { throw CofferError(.ioError, "cannot flush \(path) to disk") }
     }
 
     /// Every item of the collection with its secret (the collection is unlocked first if needed).

@@ -19,7 +19,9 @@ struct ImportKeyring: CofferCommand {
 
             Importing is idempotent: an item whose attributes, label and secret all match an item already in the \
             collection is counted as already present and not written again. An item that differs is added as a \
-            new item; nothing in the collection is overwritten or removed.
+            new item; nothing in the collection is overwritten or removed. Items the file holds no secret for are \
+            skipped and named on stderr. --json prints file, format, collection, imported, alreadyPresent, skipped \
+            and skippedItems (label and reason of each).
             """)
 
     @Argument(help: "The keyring file.")
