@@ -31,7 +31,7 @@ struct Coffer: AsyncParsableCommand {
     ]
 
     /// `status` and `doctor`.
-    static let diagnosticCommands: [any ParsableCommand.Type] = []
+    static let diagnosticCommands: [any ParsableCommand.Type] = [Status.self, Doctor.self]
 
     /// `import`, `export` and restoring archives: added here by the commands that move collections.
     static let transferCommands: [any ParsableCommand.Type] = []
