@@ -95,5 +95,8 @@ let package = Package(
             name: "KeychainTests", dependencies: ["Keychain", "SecretServiceTestSupport", "SecretServiceClient"],
             swiftSettings: strict),
         .testTarget(name: "ArchitectureTests", swiftSettings: strict),
+        .testTarget(
+            name: "CofferCLITests", dependencies: ["SecretServiceTestSupport", "SecretServiceClient", "DBusWire"],
+            swiftSettings: strict),
     ]
 )
