@@ -100,5 +100,8 @@ let package = Package(
             name: "KeyringFilesTests",
             dependencies: ["KeyringFiles", "SecretCrypto", "SecretServiceTestSupport", "SecretServiceClient", "DBusWire"],
             swiftSettings: strict),
+        .testTarget(
+            name: "CofferCLITests", dependencies: ["SecretServiceTestSupport", "SecretServiceClient", "DBusWire"],
+            swiftSettings: strict),
     ]
 )

@@ -18,18 +18,36 @@ struct Coffer: AsyncParsableCommand {
         ])
 
     /// macOS's security(1) verbs.
-    static let securityCommands: [any ParsableCommand.Type] = []
+    static let securityCommands: [any ParsableCommand.Type] = [
+        AddGenericPassword.self, FindGenericPassword.self, DeleteGenericPassword.self,
+        AddInternetPassword.self, FindInternetPassword.self, DeleteInternetPassword.self,
+        ListKeychains.self, DefaultKeychain.self, CreateKeychain.self, DeleteKeychain.self,
+        LockKeychain.self, UnlockKeychain.self, SetKeychainPassword.self, DumpKeychain.self,
+    ]
 
     /// Debian's secret-tool verbs.
-    static let secretToolCommands: [any ParsableCommand.Type] = []
+    static let secretToolCommands: [any ParsableCommand.Type] = [
+        Store.self, Lookup.self, Search.self, Clear.self, Lock.self,
+    ]
 
     /// `status` and `doctor`.
-    static let diagnosticCommands: [any ParsableCommand.Type] = []
+    static let diagnosticCommands: [any ParsableCommand.Type] = [Status.self, Doctor.self]
 
     /// `import`, `export` and restoring archives: added here by the commands that move collections.
     static let transferCommands: [any ParsableCommand.Type] = [
         ImportKeyring.self, ExportCollection.self, RestoreArchive.self,
     ]
+
+    /// security(1) reads `-w` given as the last argument as "prompt for the password"; swift-argument-parser has
+    /// no options with optional values, so that form is rewritten to a hidden flag before parsing.
+    static func main() async {
+        var arguments = Array(CommandLine.arguments.dropFirst())
+        if let verb = arguments.first, ["add-generic-password", "add-internet-password"].contains(verb),
+           arguments.last == "-w" {
+            arguments[arguments.count - 1] = "--prompt-for-password"
+        }
+        await main(arguments)
+    }
 
     static let discussion = """
         Secrets are read from a prompt that does not echo when stdin is a terminal, otherwise from stdin; they are \

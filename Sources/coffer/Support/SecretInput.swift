@@ -47,6 +47,21 @@ enum SecretInput {
         return first
     }
 
+    /// Reads several passwords: one prompt each on a terminal; from a pipe, one line each, in order (so a script can
+    /// feed an old and a new password as two lines).
+    /// - Parameter prompts: one prompt per password.
+    /// - Returns: the passwords, as many as prompts.
+    /// - Throws: as ``read(prompt:piped:)``, and ``ExitStatus/cancelled`` when stdin has fewer lines.
+    static func readPasswords(prompts: [String]) throws -> [SecretBytes] {
+        if Console.isTerminal(STDIN_FILENO) { return try prompts.map { try readFromTerminal(prompt: $0) } }
+        let all = try readToEnd(STDIN_FILENO)
+        let lines = lines(of: all, count: prompts.count)
+        guard lines.count == prompts.count else {
+            throw CofferError(.cancelled, "stdin holds \(lines.count) line(s); \(prompts.count) password(s) needed")
+        }
+        return lines
+    }
+
     /// Prints the warning every secret given on the command line earns.
     /// - Parameter option: the option that carried it, for example `-w`.
     static func warnAboutArgv(_ option: String) {
@@ -98,10 +113,22 @@ enum SecretInput {
 
     /// The bytes before the first `\n` (and a `\r` before it).
     private static func firstLine(of secret: SecretBytes) -> SecretBytes {
+        lines(of: secret, count: 1).first ?? SecretBytes(count: 0)
+    }
+
+    /// Up to `count` lines, without their `\n` or `\r\n`; a last line without a newline counts.
+    private static func lines(of secret: SecretBytes, count: Int) -> [SecretBytes] {
         secret.withUnsafeBytes { bytes in
-            var end = bytes.firstIndex(of: UInt8(ascii: "\n")) ?? bytes.count
-            if end > 0, bytes[end - 1] == UInt8(ascii: "\r") { end -= 1 }
-            return SecretBytes(copying: UnsafeRawBufferPointer(rebasing: bytes[..<end]))
+            var lines: [SecretBytes] = []
+            var start = 0
+            while lines.count < count, start < bytes.count {
+                let newline = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.count
+                var end = newline
+                if end > start, bytes[end - 1] == UInt8(ascii: "\r") { end -= 1 }
+                lines.append(SecretBytes(copying: UnsafeRawBufferPointer(rebasing: bytes[start..<end])))
+                start = newline + 1
+            }
+            return lines
         }
     }
 }
