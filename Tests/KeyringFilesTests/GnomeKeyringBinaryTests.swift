@@ -60,31 +60,33 @@ struct GnomeKeyringBinaryTests {
         #expect(thrownError { try KeyringFile.parse(file, password: nil) } as? KeyringFileError == .passwordRequired)
 
         // Every truncation is reported, as a truncation (or, shorter than the magic, as an unknown format).
-        for length in 0..<file.count {
+        let truncations = await unexpectedOutcomes(file.count) { length in
             let error = thrownError { try GnomeKeyringBinaryFormat.parse(Array(file[..<length]), password: password) }
             switch error as? KeyringFileError {
-            case .truncated?, .unrecognizedFormat?: continue
-            default: Issue.record("prefix of \(length) bytes gave \(String(describing: error))")
+            case .truncated?, .unrecognizedFormat?: return nil
+            default: return "prefix of \(length) bytes gave \(String(describing: error))"
             }
         }
+        #expect(truncations.isEmpty, "\(truncations.prefix(5))")
 
         // A changed byte in the encrypted block fails the MD5 check; one in the clear part gives a typed error or
         // a well-formed keyring, never a crash or another error type.
         let blockStart = file.count - encryptedBlockLength(file)
-        for offset in stride(from: blockStart, to: file.count, by: 97) {
+        let blockFlips = await unexpectedOutcomes((file.count - blockStart + 96) / 97) { index in
             var damaged = file
-            damaged[offset] ^= 0x40
-            #expect(thrownError { try KeyringFile.parse(damaged, password: password) } as? KeyringFileError
-                    == .wrongPassword, "byte \(offset)")
+            damaged[blockStart + index * 97] ^= 0x40
+            let error = thrownError { try KeyringFile.parse(damaged, password: password) }
+            return error as? KeyringFileError == .wrongPassword ? nil : "byte \(blockStart + index * 97): \(String(describing: error))"
         }
-        for offset in 16..<min(blockStart, 600) {
+        #expect(blockFlips.isEmpty, "\(blockFlips.prefix(5))")
+        let limits = ParseLimits(maximumItems: 100, maximumKDFIterations: 5000)
+        let headerFlips = await unexpectedOutcomes(min(blockStart, 600) - 16) { index in
             var damaged = file
-            damaged[offset] ^= 0xA5
-            let error = thrownError {
-                try KeyringFile.parse(damaged, password: password, limits: ParseLimits(maximumItems: 100, maximumKDFIterations: 5000))
-            }
-            #expect(error == nil || error is KeyringFileError, "byte \(offset): \(String(describing: error))")
+            damaged[16 + index] ^= 0xA5
+            let error = thrownError { try KeyringFile.parse(damaged, password: password, limits: limits) }
+            return error == nil || error is KeyringFileError ? nil : "byte \(16 + index): \(String(describing: error))"
         }
+        #expect(headerFlips.isEmpty, "\(headerFlips.prefix(5))")
     }
 
     @Test("hostile counts and costs are refused before any work")
