@@ -56,6 +56,7 @@ let package = Package(
             name: "SecretServiceClient",
             dependencies: ["DBusTransport", "SecretServiceProtocol", "SecretCrypto", log],
             swiftSettings: strict),
+        .target(name: "KeyringFiles", dependencies: ["SecretCrypto"], exclude: ["ARCHIVE.md"], swiftSettings: strict),
         .target(
             name: "Keychain", dependencies: ["SecretServiceClient", "SecretServiceProtocol", "SecretCrypto", "DBusWire"],
             swiftSettings: strict),
@@ -64,7 +65,12 @@ let package = Package(
         .executableTarget(
             name: "cofferd", dependencies: ["SecretServiceDaemon", "SecretCrypto", "CHardening", argumentParser, log, lifecycle, unixSignals], swiftSettings: strict),
         .executableTarget(
-            name: "coffer", dependencies: ["Keychain", "SecretServiceClient", argumentParser], swiftSettings: strict),
+            name: "coffer",
+            dependencies: [
+                "Keychain", "SecretServiceClient", "SecretServiceProtocol", "SecretCrypto", "DBusWire", "DBusTransport",
+                "KeyringFiles", argumentParser,
+            ],
+            swiftSettings: strict),
 
         // MARK: - Tests
         .target(
@@ -94,5 +100,12 @@ let package = Package(
             name: "keychain-race-helper", dependencies: ["Keychain"], path: "Tests/KeychainRaceHelper",
             swiftSettings: strict),
         .testTarget(name: "ArchitectureTests", swiftSettings: strict),
+        .testTarget(
+            name: "KeyringFilesTests",
+            dependencies: ["KeyringFiles", "SecretCrypto", "SecretServiceTestSupport", "SecretServiceClient", "DBusWire"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "CofferCLITests", dependencies: ["SecretServiceTestSupport", "SecretServiceClient", "DBusWire"],
+            swiftSettings: strict),
     ]
 )

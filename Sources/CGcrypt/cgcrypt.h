@@ -74,6 +74,9 @@ static const int cgcry_kdf_argon2id = GCRY_KDF_ARGON2ID;
 static const int cgcry_mpi_fmt_usg = GCRYMPI_FMT_USG;
 static const int cgcry_mpi_flag_secure = GCRYMPI_FLAG_SECURE;
 static const int cgcry_strong_random = GCRY_STRONG_RANDOM;
+static const int cgcry_md_sha256 = GCRY_MD_SHA256;
+static const int cgcry_md_md5 = GCRY_MD_MD5;
+static const int cgcry_kdf_pbkdf2 = GCRY_KDF_PBKDF2;
 
 // MARK: - Typed wrappers for functions that take enum parameters
 
@@ -95,6 +98,14 @@ static inline gcry_error_t cgcry_mpi_print_unsigned(void *buffer, size_t size, s
 
 /// `gcry_mpi_get_flag(a, GCRYMPI_FLAG_SECURE)`.
 static inline int cgcry_mpi_is_secure(gcry_mpi_t a) { return gcry_mpi_get_flag(a, GCRYMPI_FLAG_SECURE); }
+
+/// `gcry_md_open(handle, algorithm, GCRY_MD_FLAG_SECURE)`: a hash context whose state lives in secure memory.
+static inline gcry_error_t cgcry_md_open_secure(gcry_md_hd_t *handle, int algorithm) {
+    return gcry_md_open(handle, algorithm, GCRY_MD_FLAG_SECURE);
+}
+
+/// `gcry_md_final` is a macro over `gcry_md_ctl(GCRYCTL_FINALIZE)`.
+static inline void cgcry_md_final(gcry_md_hd_t handle) { gcry_md_final(handle); }
 
 // MARK: - Memory
 

@@ -85,11 +85,17 @@ public enum AES128CBC {
     // MARK: - Helpers
 
     private static func makeCipher(key: SecretBytes, iv: [UInt8]) throws -> CipherHandle {
-        guard key.count == keyByteCount else { throw CryptoError.invalidKey }
         guard iv.count == blockSize else { throw CryptoError.invalidIV }
+        let cipher = try keyedCipher(key: key)
+        try cipher.setIV(iv)
+        return cipher
+    }
+
+    /// An AES-128-CBC handle with `key` set; the caller sets the IV.
+    static func keyedCipher(key: SecretBytes) throws -> CipherHandle {
+        guard key.count == keyByteCount else { throw CryptoError.invalidKey }
         let cipher = try CipherHandle(algorithm: cgcry_cipher_aes128, mode: cgcry_cipher_mode_cbc)
         try cipher.setKey(key)
-        try cipher.setIV(iv)
         return cipher
     }
 

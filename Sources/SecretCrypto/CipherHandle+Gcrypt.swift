@@ -46,6 +46,16 @@ struct CipherHandle: ~Copyable {
         try LibgcryptError.check(error, "gcry_cipher_setiv")
     }
 
+    /// Sets an IV that is itself derived from a secret (gnome-keyring derives it from the password).
+    /// - Parameter iv: The IV bytes.
+    /// - Throws: ``CryptoError`` if libgcrypt refuses the length.
+    ///
+    /// The corresponding C function is `gcry_cipher_setiv`.
+    func setIV(_ iv: SecretBytes) throws {
+        let error = iv.withUnsafeBytes { gcry_cipher_setiv(handle, $0.baseAddress, $0.count) }
+        try LibgcryptError.check(error, "gcry_cipher_setiv")
+    }
+
     /// Feeds additional authenticated data (AEAD modes).
     /// - Parameter data: The associated data.
     /// - Throws: ``CryptoError`` on failure.

@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: Apache-2.0
+// security(1)'s lock-keychain, unlock-keychain and set-keychain-password, over collections.
+
+import ArgumentParser
+import DBusWire
+import Foundation
+import SecretCrypto
+import SecretServiceClient
+import SecretServiceProtocol
+
+extension SecretService {
+    /// The named collection, or the default one when `name` is `nil`.
+    func collectionOrDefault(_ name: String?) async throws -> ObjectPath {
+        if let name { return try await resolveCollection(name) }
+        guard let path = try await defaultCollectionPath() else {
+            throw CofferError(.noSuchKeychain, "A default keychain could not be found.")
+        }
+        return path
+    }
+}
+
+struct LockKeychain: CofferCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "lock-keychain", abstract: "Lock a keychain (default: the default one), or all with -a.")
+
+    @Flag(name: .customShort("a"), help: "Lock every keychain.")
+    var all = false
+    @OptionGroup var output: OutputOptions
+    @Argument(help: ArgumentHelp("The collection: alias, label, id or object path.", valueName: "keychain"))
+    var keychain: String?
+
+    func execute() async throws {
+        if all, keychain != nil { throw CofferError.badArguments("give either -a or a keychain, not both") }
+        try await ProviderConnection.with { service in
+            let targets = all ? try await service.collections() : [try await service.collectionOrDefault(keychain)]
+            let locked = try await service.lock(targets)
+            if output.json { try JSONOutput.print(["locked": locked.map(\.rawValue)]) }
+        }
+    }
+}
+
+struct UnlockKeychain: CofferCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "unlock-keychain", abstract: "Unlock a keychain (default: the default one).",
+        discussion: "The password is read at a prompt that does not echo, or as the first line of stdin, and "
+            + "checked by the provider (a wrong one exits with status 51). With -u the provider asks for it in its "
+            + "own dialogue instead; providers without the master-password interface always do.")
+
+    @Flag(name: .customShort("u"), help: "Let the provider prompt for the password.")
+    var providerPrompt = false
+    @Option(name: .customShort("p"), help: ArgumentHelp(
+        "The password (visible to other processes; prefer the prompt or stdin).", valueName: "password"))
+    var password: String?
+    @OptionGroup var output: OutputOptions
+    @Argument(help: ArgumentHelp("The collection: alias, label, id or object path.", valueName: "keychain"))
+    var keychain: String?
+
+    func execute() async throws {
+        try await ProviderConnection.with { service in
+            let path = try await service.collectionOrDefault(keychain)
+            if providerPrompt {
+                try await promptedUnlock(path, service)
+            } else {
+                let secret: SecretBytes
+                if let password {
+                    SecretInput.warnAboutArgv("-p")
+                    secret = SecretBytes(copying: Array(password.utf8))
+                } else {
+                    secret = try SecretInput.read(prompt: "password to unlock keychain: ", piped: .firstLine)
+                }
+                do {
+                    try await service.unlock(path, password: secret)
+                } catch SecretServiceError.unknownMethod, SecretServiceError.notSupported {
+                    try await promptedUnlock(path, service)  // a provider without the private interface
+                } catch SecretServiceError.denied, SecretServiceError.accessDenied {
+                    throw CofferError(.authenticationFailed, "The user name or passphrase you entered is not correct.")
+                }
+            }
+            if output.json { try JSONOutput.print(["unlocked": path.rawValue]) }
+        }
+    }
+
+    private func promptedUnlock(_ path: ObjectPath, _ service: SecretService) async throws {
+        let unlocked = try await service.unlock([path])
+        guard unlocked.contains(path) else { throw CofferError(.locked, "the keychain is still locked") }
+    }
+}
+
+struct SetKeychainPassword: CofferCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "set-keychain-password", abstract: "Change a keychain's password (default: the default one).",
+        discussion: "The old and the new password are read at prompts that do not echo (the new one twice), or as "
+            + "the first two lines of stdin. With --prompt the provider asks in its own dialogue.")
+
+    @Option(name: .customShort("o"), help: ArgumentHelp("The old password (visible to other processes).", valueName: "password"))
+    var oldPassword: String?
+    @Option(name: .customShort("p"), help: ArgumentHelp("The new password (visible to other processes).", valueName: "password"))
+    var newPassword: String?
+    @Flag(name: .customLong("prompt"), help: "Let the provider prompt for both passwords.")
+    var providerPrompt = false
+    @OptionGroup var output: OutputOptions
+    @Argument(help: ArgumentHelp("The collection: alias, label, id or object path.", valueName: "keychain"))
+    var keychain: String?
+
+    func execute() async throws {
+        try await ProviderConnection.with { service in
+            let path = try await service.collectionOrDefault(keychain)
+            if providerPrompt {
+                try await service.changePasswordWithPrompt(of: path)
+            } else {
+                let (old, new) = try readPasswords()
+                do {
+                    try await service.changePassword(of: path, from: old, to: new)
+                } catch SecretServiceError.denied, SecretServiceError.accessDenied {
+                    throw CofferError(.authenticationFailed, "The user name or passphrase you entered is not correct.")
+                }
+            }
+            if output.json { try JSONOutput.print(["changed": path.rawValue]) }
+        }
+    }
+
+    private func readPasswords() throws -> (SecretBytes, SecretBytes) {
+        func fromArgv(_ text: String, _ flag: String) -> SecretBytes {
+            SecretInput.warnAboutArgv(flag)
+            return SecretBytes(copying: Array(text.utf8))
+        }
+        switch (oldPassword, newPassword) {
+        case let (old?, new?):
+            return (fromArgv(old, "-o"), fromArgv(new, "-p"))
+        case let (old?, nil):
+            return (fromArgv(old, "-o"), try SecretInput.readNewPassword(
+                prompt: "New Password: ", confirmation: "Retype New Password: "))
+        case let (nil, new?):
+            return (try SecretInput.read(prompt: "Old Password: ", piped: .firstLine), fromArgv(new, "-p"))
+        case (nil, nil):
+            if Console.isTerminal(STDIN_FILENO) {
+                let old = try SecretInput.read(prompt: "Old Password: ")
+                return (old, try SecretInput.readNewPassword(prompt: "New Password: ", confirmation: "Retype New Password: "))
+            }
+            let lines = try SecretInput.readPasswords(prompts: ["Old Password: ", "New Password: "])
+            return (lines[0], lines[1])
+        }
+    }
+}

@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: Apache-2.0
+// What import, export and restore share: reading the input file, finding or creating the collection, error mapping.
+
+import DBusWire
+import Foundation
+import KeyringFiles
+import SecretServiceClient
+
+enum TransferSupport {
+    /// Keyring files and archives beyond this size are refused before reading (real ones are kilobytes).
+    static let maximumFileSize = 256 << 20
+
+    /// Reads a whole input file.
+    /// - Throws: ``CofferError`` with ``ExitStatus/noInput`` when it is missing, unreadable or too large.
+    static func readFile(_ path: String) throws -> [UInt8] {
+        let attributes: [FileAttributeKey: Any]
+        do {
+            attributes = try FileManager.default.attributesOfItem(atPath: path)
+        } catch {
+            throw CofferError(.noInput, "cannot read \(path): no such file or not accessible")
+        }
+        if let size = attributes[.size] as? Int, size > maximumFileSize {
+            throw CofferError(.noInput, "\(path) is larger than \(maximumFileSize >> 20) MiB; not a keyring file")
+        }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw CofferError(.noInput, "cannot read \(path)")
+        }
+        return [UInt8](data)
+    }
+
+    /// The collection to import into: `name` (an alias, label, id or path; created with that label when nothing
+    /// matches), or the default collection (created when the alias is unset). It is unlocked if needed.
+    static func targetCollection(_ name: String?, client: SecretService) async throws -> ObjectPath {
+        let path: ObjectPath
+        if let name {
+            do {
+                path = try await client.resolveCollection(name)
+            } catch let error as CofferError where error.status == .noSuchKeychain {
+                path = try await client.createCollection(label: name)
+            }
+        } else if let existing = try await client.defaultCollectionPath() {
+            path = existing
+        } else {
+            path = try await client.defaultCollection()
+        }
+        if try await client.collectionProperties(path).locked {
+            try await client.unlock([path])
+        }
+        return path
+    }
+
+    /// Maps a parser error to the CLI's failure classes.
+    static func failure(_ error: KeyringFileError, file: String) -> CofferError {
+        switch error {
+        case .wrongPassword: return CofferError(.authenticationFailed, "\(file): \(error)")
+        case .passwordRequired: return CofferError(.cancelled, "\(file): \(error)")
+        default: return CofferError(.badData, "\(file): \(error)")
+        }
+    }
+}
