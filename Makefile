@@ -3,12 +3,14 @@
 #
 #   make run       install system packages, build, and run cofferd on the session bus (a private bus if none)
 #   make test      install system packages (test clients included) and run the whole test suite
-#   make install   install cofferd, the D-Bus activation file and the systemd user unit under PREFIX
+#   make install   install cofferd, coffer (with man page and bash/zsh/fish completions), the D-Bus activation file
+#                  and the systemd user unit under PREFIX (DESTDIR for staging; CONFIGURATION=debug for a quick try)
 
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 DATADIR ?= $(PREFIX)/share
 SYSTEMD_USER_DIR ?= $(PREFIX)/lib/systemd/user
+MANDIR ?= $(DATADIR)/man
 DESTDIR ?=
 CONFIGURATION ?= release
 
@@ -18,7 +20,7 @@ TEST_PACKAGES = libsecret-tools gnome-keyring python3 python3-secretstorage pyth
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup setup-test build run test install clean
+.PHONY: setup setup-test build run test install verify-unit clean
 
 # Installs only what is missing, so repeated runs cost nothing.
 define apt_install
@@ -56,17 +58,39 @@ run: build
 
 test: setup-test
 	swift build --product cofferd
+	swift build --product coffer
 	swift test
 
+# The man pages come from swift-argument-parser's generate-manual plugin and its completions from
+# `coffer --generate-completion-script`, so both always match the parser.
+MANUALS = .build/plugins/GenerateManual/outputs
+
 install:
-	swift build -c release --product cofferd
-	bin="$$(swift build -c release --show-bin-path)"; \
-	install -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(DATADIR)/dbus-1/services" "$(DESTDIR)$(SYSTEMD_USER_DIR)"; \
+	swift build -c $(CONFIGURATION) --product cofferd
+	swift build -c $(CONFIGURATION) --product coffer
+	swift package generate-manual --configuration $(CONFIGURATION)
+	bin="$$(swift build -c $(CONFIGURATION) --show-bin-path)"; \
+	install -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(DATADIR)/dbus-1/services" "$(DESTDIR)$(SYSTEMD_USER_DIR)" \
+	  "$(DESTDIR)$(MANDIR)/man1" "$(DESTDIR)$(DATADIR)/bash-completion/completions" \
+	  "$(DESTDIR)$(DATADIR)/zsh/site-functions" "$(DESTDIR)$(DATADIR)/fish/vendor_completions.d"; \
 	install -m 0755 "$$bin/cofferd" "$(DESTDIR)$(BINDIR)/cofferd"; \
+	install -m 0755 "$$bin/coffer" "$(DESTDIR)$(BINDIR)/coffer"; \
+	install -m 0644 $(MANUALS)/coffer/coffer.1 $(MANUALS)/cofferd/cofferd.1 "$(DESTDIR)$(MANDIR)/man1/"; \
+	"$$bin/coffer" --generate-completion-script bash > "$(DESTDIR)$(DATADIR)/bash-completion/completions/coffer"; \
+	"$$bin/coffer" --generate-completion-script zsh > "$(DESTDIR)$(DATADIR)/zsh/site-functions/_coffer"; \
+	"$$bin/coffer" --generate-completion-script fish > "$(DESTDIR)$(DATADIR)/fish/vendor_completions.d/coffer.fish"; \
 	sed 's|@bindir@|$(BINDIR)|g' dbus/org.freedesktop.secrets.service.in \
 	  > "$(DESTDIR)$(DATADIR)/dbus-1/services/org.freedesktop.secrets.service"; \
 	sed 's|@bindir@|$(BINDIR)|g' dbus/cofferd.service.in > "$(DESTDIR)$(SYSTEMD_USER_DIR)/cofferd.service"
 	@echo "installed; a D-Bus session started after this activates cofferd on the first secret request"
+
+# Checks the systemd user unit the way systemd reads it, pointing at the local build (man pages are checked only
+# once installed), and prints systemd's exposure score for its sandboxing.
+verify-unit:
+	swift build -c $(CONFIGURATION) --product cofferd
+	@unit="$$(mktemp -d)/cofferd.service"; \
+	sed "s|@bindir@|$$(swift build -c $(CONFIGURATION) --show-bin-path)|g" dbus/cofferd.service.in > "$$unit"; \
+	systemd-analyze verify --man=no "$$unit" && systemd-analyze security --offline=true "$$unit" | tail -1
 
 clean:
 	swift package clean

@@ -11,10 +11,10 @@ struct Coffer: AsyncParsableCommand {
         discussion: discussion,
         version: "0.1.0",
         groupedSubcommands: [
-            CommandGroup(name: "security(1)-compatible commands", subcommands: securityCommands),
-            CommandGroup(name: "secret-tool-compatible commands", subcommands: secretToolCommands),
-            CommandGroup(name: "Diagnostics", subcommands: diagnosticCommands),
-            CommandGroup(name: "Moving collections between providers and machines", subcommands: transferCommands),
+            CommandGroup(name: "security(1)-compatible", subcommands: securityCommands),
+            CommandGroup(name: "secret-tool-compatible", subcommands: secretToolCommands),
+            CommandGroup(name: "Diagnostic", subcommands: diagnosticCommands),
+            CommandGroup(name: "Import and export", subcommands: transferCommands),
         ])
 
     /// macOS's security(1) verbs.

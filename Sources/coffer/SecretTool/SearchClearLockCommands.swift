@@ -60,7 +60,8 @@ struct Search: CofferCommand {
 
 struct Clear: CofferCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Delete every matching item (secret-tool compatible). No match: exit status 44.")
+        abstract: "Delete every matching item (secret-tool compatible). No match: exit status 44.",
+        discussion: "Locked matches are unlocked first (which may prompt): providers refuse to delete locked items.")
 
     @OptionGroup var output: OutputOptions
     @OptionGroup var pairs: AttributePairs
@@ -71,6 +72,7 @@ struct Clear: CofferCommand {
             let (unlocked, locked) = try await service.searchItems(attributes)
             let matches = unlocked + locked
             guard !matches.isEmpty else { throw CofferError.notFound("no matching item") }
+            if !locked.isEmpty { try await service.unlock(locked) }
             for item in matches { try await service.deleteItem(item) }
             if output.json { try JSONOutput.print(["deleted": matches.count]) }
         }

@@ -72,8 +72,10 @@ enum SecretInput {
     // MARK: - Terminal
 
     private static func readFromTerminal(prompt: String) throws -> SecretBytes {
-        Console.write(prompt, to: STDERR_FILENO)
+        // Echo goes off before the prompt appears: whatever is typed after the prompt is never echoed, and the
+        // switch (which discards unread input) cannot swallow an answer typed in response to it.
         let echo = EchoGuard(descriptor: STDIN_FILENO)
+        Console.write(prompt, to: STDERR_FILENO)
         defer {
             echo.restore()
             Console.write("\n", to: STDERR_FILENO)  // the user's Enter was not echoed
