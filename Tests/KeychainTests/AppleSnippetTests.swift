@@ -7,6 +7,7 @@ import Security
 import Keychain
 #endif
 import Foundation
+import SecretServiceTestSupport
 import Testing
 
 // The types Apple's articles declare around their snippets ("Adding a password to the keychain" and the two

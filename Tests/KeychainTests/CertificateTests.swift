@@ -5,6 +5,7 @@ import Foundation
 import Keychain
 import SecretCrypto
 import SecretServiceClient
+import SecretServiceTestSupport
 import Testing
 
 extension KeychainSuites {

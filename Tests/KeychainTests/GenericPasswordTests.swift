@@ -3,6 +3,7 @@
 
 import Foundation
 import Keychain
+import SecretServiceTestSupport
 import Testing
 
 extension KeychainSuites {

@@ -4,6 +4,7 @@
 import Foundation
 import Keychain
 import SecretServiceClient
+import SecretServiceTestSupport
 import Testing
 
 extension KeychainSuites {

@@ -14,22 +14,7 @@ let testGroup = "io.coffer.tests"
 
 /// The Secret Service providers every behavioural Keychain test runs against, to show the library depends on
 /// nothing but the specification.
-enum Provider: String, CaseIterable, Sendable, CustomTestStringConvertible {
-    case cofferd
-    /// The reference implementation, headless: it has no prompter, so tests that need an unlock dialogue stay
-    /// cofferd-only.
-    case gnomeKeyring = "gnome-keyring"
-
-    var testDescription: String { rawValue }
-
-    /// Starts the provider on `bus`, logged in and unlocked.
-    func start(on bus: TestBus) async throws -> DaemonHarness {
-        switch self {
-        case .cofferd: try await DaemonHarness.start(.subprocess, on: bus)
-        case .gnomeKeyring: try await DaemonHarness.startGnomeKeyring(on: bus)
-        }
-    }
-}
+typealias Provider = TestProvider
 
 /// Runs `body` with a fresh private bus, `provider` on it (logged in, unlocked), and every `SecItem…` call of the
 /// task bound to that bus; closes the library's connection before the bus goes away.

@@ -5,6 +5,7 @@ import DBusWire
 import Foundation
 import Keychain
 import SecretServiceClient
+import SecretServiceTestSupport
 import Testing
 
 extension KeychainSuites {

@@ -4,15 +4,11 @@
 import Foundation
 import SecretServiceTestSupport
 
-/// The `coffer` executable next to the `cofferd` the harness starts.
+/// Runs `coffer` for the import/export tests (see ``CofferCLI``).
 enum CofferTool {
-    static func executable() throws -> String {
-        try DaemonHarness.executableURL().deletingLastPathComponent().appendingPathComponent("coffer").path
-    }
-
     /// Runs `coffer arguments…` with `input` on stdin (not a terminal, so passwords come from stdin).
     static func run(_ arguments: [String], input: String = "", on bus: TestBus) async throws -> ClientOutput {
-        try await ClientEnvironment(bus: bus).run(try executable(), arguments, input: Data(input.utf8))
+        try await CofferCLI(bus: bus).run(arguments, input: input)
     }
 
     /// The JSON object `coffer … --json` printed.
