@@ -81,7 +81,8 @@ public final class TestBus: Sendable {
         try await Connection.connect(address: address, logger: logger)
     }
 
-    /// Sends SIGTERM, waits for the daemon to exit, and removes ``directory``. Idempotent.
+    /// Sends SIGTERM, waits for the daemon to exit, keeps the logs in the run's ``TestLogArchive`` (if any), and
+    /// removes ``directory``. Idempotent.
     public func stop() {
         let first = stopped.withLock { stopped in
             defer { stopped = true }
@@ -90,6 +91,7 @@ public final class TestBus: Sendable {
         guard first else { return }
         kill(pid, SIGTERM)
         Self.reap(pid)
+        TestLogArchive.collect(from: directory)
         try? FileManager.default.removeItem(at: directory)
     }
 
