@@ -26,8 +26,8 @@ struct SensitiveWorkload {
     var wrongPassword: String { "\(token)-password-wrong" }
 
     /// The scripted pinentry's answers, in the order the workload asks: the new collection's password, then its
-    /// unlock prompt.
-    var pinentryAnswers: [String] { [newCollectionPassword, changedPassword] }
+    /// unlock prompt; then login's, for a test that unlocks it again afterwards.
+    var pinentryAnswers: [String] { [newCollectionPassword, changedPassword, DaemonHarness.testLoginPassword] }
 
     /// Options for the cofferd this workload runs against.
     func options(_ name: String) -> DaemonHarness.SubprocessOptions {

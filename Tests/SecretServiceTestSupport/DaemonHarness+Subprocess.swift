@@ -26,7 +26,11 @@ extension DaemonHarness {
         let answers = pinentryAnswers ?? Array(repeating: testLoginPassword, count: 64)
         // No log may ever show a password the daemon was given.
         TestLogArchive.register(answers + [loginPassword].compactMap { $0 })
-        environment["COFFER_TEST_PINENTRY_PASSWORDS"] = answers.joined(separator: ",")
+        // In a file rather than the environment: cofferd's memory is scanned for passwords, and its environment
+        // block would hold them for its whole life.
+        let answersFile = bus.directory.appendingPathComponent("\(logName).pinentry-answers")
+        try Data(answers.joined(separator: ",").utf8).write(to: answersFile)
+        environment["COFFER_TEST_PINENTRY_ANSWERS_FILE"] = answersFile.path
         let pinentryState = bus.directory.appendingPathComponent("\(logName).pinentry-state")
         let pinentryLog = bus.directory.appendingPathComponent("\(logName).pinentry-log")
         if freshPinentryState {
