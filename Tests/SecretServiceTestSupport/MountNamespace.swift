@@ -2,6 +2,7 @@
 // A private mount namespace kept alive by a helper process, so a test can give cofferd a tiny or read-only disk.
 
 public import Foundation
+import Glibc
 import Synchronization
 
 /// A mount namespace of its own (`unshare -m`), set up by a shell script and held open by a helper that waits on its
@@ -32,6 +33,12 @@ public final class MountNamespace: Sendable {
         process.arguments = ["--mount", "--propagation", "private", "/bin/sh", "-ec",
                              script + "\necho ready\nexec cat >/dev/null", "sh"] + arguments
         let stdin = Pipe(), stdout = Pipe()
+        // Other tests spawn processes concurrently; they must not inherit these ends, or the helper would never see
+        // end of file and we would never see its output end. (The child's own copies, dup2'ed onto 0 and 1, stay.)
+        for handle in [stdin.fileHandleForReading, stdin.fileHandleForWriting, stdout.fileHandleForReading,
+                       stdout.fileHandleForWriting] {
+            _ = fcntl(handle.fileDescriptor, F_SETFD, FD_CLOEXEC)
+        }
         process.standardInput = stdin
         process.standardOutput = stdout
         process.standardError = stdout
@@ -80,13 +87,16 @@ public final class MountNamespace: Sendable {
         try await environment.run("/usr/bin/nsenter", ["-t", "\(holderPID)", "-m", "--"] + command)
     }
 
-    /// Lets the helper exit, which ends the namespace once no process is left in it. Idempotent.
+    /// Ends the helper, which ends the namespace once no process is left in it. Idempotent.
     public func close() async {
         let handle = input.withLock { handle in
             defer { handle = nil }
             return handle
         }
         try? handle?.close()
+        // A child spawned elsewhere before the descriptors were marked close-on-exec may still hold the helper's
+        // input open; end the helper outright rather than wait for end of file.
+        kill(holderPID, SIGKILL)
         _ = await monitor.wait()
     }
 }
