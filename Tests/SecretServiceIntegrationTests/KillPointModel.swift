@@ -62,8 +62,7 @@ struct KillPointModel {
         version += 1
         let roll = Int.random(in: 0..<100, using: &rng)
         let ids = items.keys.sorted()
-        let large = Int.random(in: 0..<20, using: &rng) == 0
-        let padding = large ? String(repeating: "k", count: Int.random(in: 32_768...131_072, using: &rng)) : ""
+        let padding = rng.padding(oneIn: 20, bytes: 32_768...131_072, of: "k")
         if ids.isEmpty || roll < (ids.count < 12 ? 40 : 15) {
             nextID += 1
             let id = "k\(nextID)"

@@ -91,17 +91,3 @@ struct SensitiveWorkload {
         return errorTexts
     }
 }
-
-/// Connects our client with a given session algorithm, runs `body`, and closes the client.
-func withClient<T>(on bus: TestBus, algorithm: SessionAlgorithm, isolation: isolated (any Actor)? = #isolation,
-                   _ body: (SecretService) async throws -> T) async throws -> T {
-    let client = try await SecretService.connect(address: bus.address, algorithm: algorithm)
-    do {
-        let result = try await body(client)
-        await client.close()
-        return result
-    } catch {
-        await client.close()
-        throw error
-    }
-}
