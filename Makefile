@@ -18,7 +18,7 @@ TEST_PACKAGES = libsecret-tools gnome-keyring python3 python3-secretstorage pyth
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup setup-test build run test install clean
+.PHONY: setup setup-test build run test install clean reliability-faults
 
 # Installs only what is missing, so repeated runs cost nothing.
 define apt_install
@@ -54,9 +54,23 @@ run: build
 	  DBUS_SESSION_BUS_ADDRESS="$$address" exec "$$bin" --foreground --unlock; \
 	fi
 
+# Every cofferd/coffer log of the test run is kept here, then scanned for the secrets, passwords, labels and
+# attribute values the tests used (the "Secrets hygiene" suite); a value found fails `make test`.
+TEST_LOG_ARCHIVE ?= $(CURDIR)/.build/test-logs
+
 test: setup-test
 	swift build --product cofferd
-	swift test
+	rm -rf "$(TEST_LOG_ARCHIVE)"
+	COFFER_TEST_LOG_ARCHIVE="$(TEST_LOG_ARCHIVE)" swift test
+	COFFER_TEST_LOG_ARCHIVE="$(TEST_LOG_ARCHIVE)" COFFER_HYGIENE_SCAN=1 \
+	  swift test --skip-build --filter 'SecretsHygieneTests/wholeRunLeaksNothing'
+
+# The fault-injection and secrets figures of README.md's reliability section. COFFER_KILL_POINTS=10000 (and
+# COFFER_KILL_SEED=<seed> to replay a run) gives the longer mode.
+reliability-faults: setup-test
+	swift build --build-tests
+	"$$(swift build --show-bin-path)/CofferPackageTests.xctest" --testing-library swift-testing \
+	  --filter 'KillPointTests|DiskFaultTests|SecureMemoryTests' | grep '^reliability:'
 
 install:
 	swift build -c release --product cofferd
