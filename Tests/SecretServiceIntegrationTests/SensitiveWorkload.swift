@@ -17,6 +17,8 @@ struct SensitiveWorkload {
     /// Values that must live only in secure memory: secrets and passwords.
     var secrets: [String] { (1...7).map { "\(token)-secret-\($0)-\(String(repeating: "s", count: 24))" } + passwords }
     var passwords: [String] { [newCollectionPassword, changedPassword, wrongPassword] }
+    /// The secrets sent through a plain session, in the clear on the bus and so in libdbus's ordinary buffers.
+    var plainSessionSecrets: [String] { [secrets[4], secrets[5]] }
     /// Values that must stay out of logs but may sit in ordinary memory.
     var metadata: [String] { (1...3).map { "\(token)-label-\($0)" } + (1...3).map { "\(token)-attribute-\($0)" } }
     var everything: [String] { secrets + metadata }

@@ -107,7 +107,27 @@ public struct LeakScanner: Sendable {
 
     /// Every registered value that occurs in `bytes`.
     public func findings(in bytes: Data, log: String) -> [Finding] {
-        patterns.filter { !$0.bytes.isEmpty && bytes.range(of: $0.bytes) != nil }
-            .map { Finding(log: log, form: $0.form, masked: $0.masked) }
+        patterns.filter { Self.occurs($0.bytes, in: bytes) }.map { Finding(log: log, form: $0.form, masked: $0.masked) }
+    }
+
+    /// Whether `needle` occurs in `haystack`: memchr for the first byte, memcmp for the rest, since a whole test
+    /// run's logs (or a process's memory) against thousands of values is too slow with `Data.range(of:)`.
+    public static func occurs(_ needle: Data, in haystack: Data) -> Bool {
+        guard let first = needle.first else { return false }
+        return haystack.withUnsafeBytes { hay in
+            guard var cursor = hay.baseAddress else { return false }
+            let end = cursor + hay.count
+            return needle.withUnsafeBytes { wanted in
+                guard let wantedBase = wanted.baseAddress else { return false }
+                while end - cursor >= wanted.count, let hit = memchr(cursor, Int32(first), end - cursor) {
+                    let candidate = UnsafeRawPointer(hit)
+                    if end - candidate >= wanted.count && memcmp(candidate, wantedBase, wanted.count) == 0 {
+                        return true
+                    }
+                    cursor = candidate + 1
+                }
+                return false
+            }
+        }
     }
 }
