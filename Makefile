@@ -16,6 +16,9 @@ CONFIGURATION ?= release
 BUILD_PACKAGES = pkg-config libdbus-1-dev libgcrypt20-dev dbus-daemon dbus-bin pinentry-curses
 TEST_PACKAGES = libsecret-tools gnome-keyring python3 python3-secretstorage python3-keyring python3-dbus libglib2.0-bin systemd libcap2-bin util-linux
 
+# The fault tests: mount namespaces and mounts (util-linux, mount), capabilities (libcap2-bin), prlimit.
+FAULT_TEST_PACKAGES = util-linux mount libcap2-bin
+
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: setup setup-test build run test install clean reliability-faults
@@ -33,7 +36,7 @@ setup:
 	$(call apt_install,$(BUILD_PACKAGES))
 
 setup-test: setup
-	$(call apt_install,$(TEST_PACKAGES))
+	$(call apt_install,$(TEST_PACKAGES) $(FAULT_TEST_PACKAGES))
 
 build: setup
 	swift build -c $(CONFIGURATION) --product cofferd
