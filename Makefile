@@ -18,9 +18,12 @@ CONFIGURATION ?= release
 BUILD_PACKAGES = pkg-config libdbus-1-dev libgcrypt20-dev dbus-daemon dbus-bin pinentry-curses
 TEST_PACKAGES = libsecret-tools gnome-keyring python3 python3-secretstorage python3-keyring python3-dbus libglib2.0-bin systemd libcap2-bin util-linux
 
+# The fault tests: mount namespaces and mounts (util-linux, mount), capabilities (libcap2-bin), prlimit.
+FAULT_TEST_PACKAGES = util-linux mount libcap2-bin
+
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup setup-test build run test install verify-unit clean
+.PHONY: setup setup-test build run test install verify-unit clean reliability-faults
 
 # Installs only what is missing, so repeated runs cost nothing.
 define apt_install
@@ -35,7 +38,7 @@ setup:
 	$(call apt_install,$(BUILD_PACKAGES))
 
 setup-test: setup
-	$(call apt_install,$(TEST_PACKAGES))
+	$(call apt_install,$(TEST_PACKAGES) $(FAULT_TEST_PACKAGES))
 
 build: setup
 	swift build -c $(CONFIGURATION) --product cofferd
@@ -56,10 +59,24 @@ run: build
 	  DBUS_SESSION_BUS_ADDRESS="$$address" exec "$$bin" --foreground --unlock; \
 	fi
 
+# Every cofferd/coffer log of the test run is kept here, then scanned for the secrets, passwords, labels and
+# attribute values the tests used (the "Secrets hygiene" suite); a value found fails `make test`.
+TEST_LOG_ARCHIVE ?= $(CURDIR)/.build/test-logs
+
 test: setup-test
 	swift build --product cofferd
 	swift build --product coffer
-	swift test
+	rm -rf "$(TEST_LOG_ARCHIVE)"
+	COFFER_TEST_LOG_ARCHIVE="$(TEST_LOG_ARCHIVE)" swift test
+	COFFER_TEST_LOG_ARCHIVE="$(TEST_LOG_ARCHIVE)" COFFER_HYGIENE_SCAN=1 \
+	  swift test --skip-build --filter 'SecretsHygieneTests/wholeRunLeaksNothing'
+
+# The fault-injection and secrets figures of README.md's reliability section. COFFER_KILL_POINTS=10000 (and
+# COFFER_KILL_SEED=<seed> to replay a run) gives the longer mode.
+reliability-faults: setup-test
+	swift build --build-tests
+	"$$(swift build --show-bin-path)/CofferPackageTests.xctest" --testing-library swift-testing \
+	  --filter 'KillPointTests|DiskFaultTests|SecureMemoryTests' | grep '^reliability:'
 
 # The man pages come from swift-argument-parser's generate-manual plugin and its completions from
 # `coffer --generate-completion-script`, so both always match the parser.

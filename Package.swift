@@ -37,7 +37,7 @@ let package = Package(
         // MARK: - C at the edge
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
         .systemLibrary(name: "CGcrypt", pkgConfig: "libgcrypt", providers: [.apt(["libgcrypt20-dev"])]),
-        // prctl(PR_SET_DUMPABLE) and setrlimit for cofferd; no library to link.
+        // prctl(PR_SET_DUMPABLE), setrlimit and mallopt for cofferd; no library to link.
         .systemLibrary(name: "CHardening"),
 
         // MARK: - Libraries

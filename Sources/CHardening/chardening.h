@@ -3,6 +3,7 @@
 #ifndef CHARDENING_H
 #define CHARDENING_H
 
+#include <malloc.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 
@@ -16,6 +17,13 @@ static inline int chardening_disable_dumping(void) {
 static inline int chardening_disable_core_files(void) {
     struct rlimit none = { 0, 0 };
     return setrlimit(RLIMIT_CORE, &none);
+}
+
+/// Has glibc's allocator overwrite every block it frees (M_PERTURB), so a secret that passed through ordinary
+/// memory (a plain session's D-Bus message, a decoded argument) does not linger in the heap after use.
+/// Returns 1 on success.
+static inline int chardening_wipe_freed_memory(void) {
+    return mallopt(M_PERTURB, 0x5a);
 }
 
 #endif

@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // The daemon as a service: owns the bus name, serves calls, and shuts down gracefully.
 
+#if canImport(Glibc)
+import Glibc
+#endif
 import DBusTransport
 import DBusWire
+import SecretCrypto
 public import Logging
 import SecretServiceProtocol
 public import ServiceLifecycle
@@ -151,6 +155,9 @@ public final class SecretServiceDaemon: Service {
         _ = try await store.createCollection(label: "Session", alias: session, inMemory: true, preferredID: session)
         let login = "login"
         if let password = configuration.loginPassword {
+            // Nothing needs the password after this: wipe it rather than keep it readable in memory for the
+            // daemon's whole life (the configuration, and so the SecretBytes, live as long as the daemon).
+            defer { password.withUnsafeMutableBytes { if let base = $0.baseAddress { explicit_bzero(base, $0.count) } } }
             if await store.collectionIDs().contains(login) {
                 do {
                     if try await !store.unlock(login, password: password) {

@@ -14,11 +14,21 @@ extension SecretStore {
         }
     }
 
-    /// Writes the aliases that point at persistent collections (in-memory ones die with the daemon anyway).
-    func saveAliases() throws {
-        guard let directory else { return }
-        let lines = aliases.filter { collections[$0.value]?.file != nil || unavailable[$0.value] != nil }
+    /// The `aliases` file's contents: the aliases that point at persistent collections (in-memory ones die with the
+    /// daemon anyway).
+    func persistentAliasText() -> String {
+        aliases.filter { collections[$0.value]?.file != nil || unavailable[$0.value] != nil }
             .sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)\n" }.joined()
+    }
+
+    /// Writes the aliases that point at persistent collections.
+    /// Writes nothing when the persistent aliases did not change (say, the in-memory `session` alias was set), so a
+    /// read-only data directory does not stop cofferd from starting.
+    /// - Parameter previous: ``persistentAliasText()`` before the change.
+    func saveAliases(previous: String) throws {
+        guard let directory else { return }
+        let lines = persistentAliasText()
+        guard lines != previous else { return }
         try POSIXFile.ensureDirectory(directory)
         try POSIXFile.replace(directory + "/aliases", with: Array(lines.utf8), directory: directory)
     }

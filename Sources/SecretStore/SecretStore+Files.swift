@@ -138,7 +138,7 @@ extension SecretStore {
         }
         do {
             try ledger?.record(id, last)
-            collections[id]?.file?.writer = try JournalWriter(path: file.path, lastMAC: encoded.mac,
+            collections[id]?.file?.writer = JournalWriter(path: file.path, lastMAC: encoded.mac,
                                                                nextSequence: last + 1, length: encoded.bytes.count)
             collections[id]?.file?.recordCount = records.count
         } catch {

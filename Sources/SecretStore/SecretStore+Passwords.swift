@@ -69,7 +69,7 @@ extension SecretStore {
             try ledger?.record(id, UInt64(records.count))
             let file = CollectionFile(path: path, header: header, indexKey: SecretBytes(copying: header.indexKey),
                                       keyWrap: wrap,
-                                      writer: try JournalWriter(path: path, lastMAC: mac,
+                                      writer: JournalWriter(path: path, lastMAC: mac,
                                                                 nextSequence: UInt64(records.count) + 1,
                                                                 length: bytes.count),
                                       recordCount: records.count)
@@ -160,7 +160,7 @@ extension SecretStore {
         }
         state.vault = vault
         state.keys = keys
-        state.file?.writer = try JournalWriter(path: path, lastMAC: lastMAC, nextSequence: parsed.lastSequence + 1,
+        state.file?.writer = JournalWriter(path: path, lastMAC: lastMAC, nextSequence: parsed.lastSequence + 1,
                                                length: parsed.validLength)
         return state
     }

@@ -173,9 +173,10 @@ public actor SecretStore {
         try Self.checkAliasName(name)
         if let collection { _ = try state(of: collection) }
         let previous = aliases[name]
+        let previousText = persistentAliasText()
         aliases[name] = collection
         do {
-            try saveAliases()
+            try saveAliases(previous: previousText)
         } catch {
             aliases[name] = previous
             throw .failed("the alias could not be saved: \(error)")

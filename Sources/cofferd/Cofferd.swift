@@ -170,5 +170,7 @@ enum Hardening {
         // A core file or a debugger attached by another same-user process would expose secrets held in memory.
         _ = chardening_disable_core_files()
         _ = chardening_disable_dumping()
+        // libdbus and Swift copy a plain session's secrets into ordinary heap blocks we cannot wipe ourselves.
+        _ = chardening_wipe_freed_memory()
     }
 }

@@ -18,6 +18,15 @@ struct SplitMix64: RandomNumberGenerator {
     }
 }
 
+extension SplitMix64 {
+    /// One time in `oneIn`, `character` repeated a random number of times in `bytes` (a secret long enough for a kill
+    /// to tear its record); otherwise nothing.
+    mutating func padding(oneIn: Int, bytes: ClosedRange<Int>, of character: Character) -> String {
+        guard Int.random(in: 0..<oneIn, using: &self) == 0 else { return "" }
+        return String(repeating: character, count: Int.random(in: bytes, using: &self))
+    }
+}
+
 /// One write of the crash test. Secrets start with `<id>#<version>` so an item read back names itself.
 enum CrashWrite: Sendable, CustomStringConvertible {
     case create(id: String, secret: String)
@@ -57,8 +66,7 @@ struct CrashModel {
     mutating func nextWrite(using rng: inout SplitMix64) -> CrashWrite {
         let roll = Int.random(in: 0..<100, using: &rng)
         let ids = secrets.keys.sorted()
-        let large = Int.random(in: 0..<10, using: &rng) == 0
-        let padding = large ? String(repeating: "x", count: Int.random(in: 65_536...262_144, using: &rng)) : ""
+        let padding = rng.padding(oneIn: 10, bytes: 65_536...262_144, of: "x")
         if ids.isEmpty || roll < (ids.count < 20 ? 55 : 30) {
             nextID += 1
             let id = "c\(nextID)"

@@ -72,10 +72,11 @@ func withDaemonSequence(isolation: isolated (any Actor)? = #isolation,
     }
 }
 
-/// Connects our client to `bus`, runs `body`, and closes the client whether `body` throws or not.
-func withClient<T>(on bus: TestBus, isolation: isolated (any Actor)? = #isolation,
+/// Connects our client to `bus` (with a session of `algorithm`), runs `body`, and closes the client whether `body`
+/// throws or not.
+func withClient<T>(on bus: TestBus, algorithm: SessionAlgorithm = .dh, isolation: isolated (any Actor)? = #isolation,
                    _ body: (SecretService) async throws -> T) async throws -> T {
-    let client = try await SecretService.connect(address: bus.address)
+    let client = try await SecretService.connect(address: bus.address, algorithm: algorithm)
     do {
         let result = try await body(client)
         await client.close()

@@ -7,8 +7,12 @@ import SecretServiceClient
 import SecretServiceProtocol
 import SecretServiceTestSupport
 
-/// A secret holding the UTF-8 bytes of `text`.
-func secret(_ text: String) -> SecretBytes { SecretBytes(copying: Array(text.utf8)) }
+/// A secret holding the UTF-8 bytes of `text`, registered as a value no log may contain (its first 64 characters:
+/// a log holding any of a secret holds those).
+func secret(_ text: String) -> SecretBytes {
+    TestLogArchive.register([String(text.prefix(64))])
+    return SecretBytes(copying: Array(text.utf8))
+}
 
 extension ItemSecret {
     /// The plaintext as an array, for comparisons in tests.

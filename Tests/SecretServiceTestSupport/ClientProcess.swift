@@ -70,8 +70,14 @@ public struct ClientEnvironment: Sendable {
                 continuation.resume(throwing: error)
             }
         }
+        let stderr = try Data(contentsOf: errURL)
+        if process.executableURL?.lastPathComponent == "coffer" {
+            // coffer's messages are scanned for leaks with the daemon's logs (its standard output is the secrets
+            // the user asked for, so it is not).
+            try? stderr.write(to: bus.directory.appendingPathComponent("coffer-\(UUID().uuidString).log"))
+        }
         return ClientOutput(status: status, stdout: try Data(contentsOf: outURL),
-                            stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self))
+                            stderr: String(decoding: stderr, as: UTF8.self))
     }
 
     /// Runs a Python script with Debian's interpreter, where python3-secretstorage and python3-keyring live.

@@ -22,6 +22,10 @@ extension DaemonHarness {
         public var name: String
         /// How long to wait for the daemon to own `org.freedesktop.secrets`.
         public var timeout: Duration
+        /// A command that execs cofferd in place (its path and arguments follow), such as `nsenter -t PID -m --`
+        /// to run it in another mount namespace; empty runs cofferd directly. It must not fork, so the process the
+        /// harness watches and signals is cofferd itself.
+        public var launcher: [String] = []
 
         /// - Parameters:
         ///   - arguments: extra cofferd options.
@@ -54,7 +58,7 @@ extension DaemonHarness {
         try await startSubprocess(on: bus, timeout: options.timeout, extraArguments: options.arguments,
                                   loginPassword: options.loginPassword, logName: options.name,
                                   pinentryAnswers: options.pinentryAnswers, extraEnvironment: options.environment,
-                                  freshPinentryState: true)
+                                  freshPinentryState: true, launcher: options.launcher)
     }
 
     /// Where cofferd keeps its collection files: `$XDG_DATA_HOME/coffer`.

@@ -17,14 +17,20 @@ extension DaemonHarness {
     static func startSubprocess(on bus: TestBus, timeout: Duration, extraArguments: [String] = [],
                                 loginPassword: String? = nil, logName: String = "cofferd",
                                 pinentryAnswers: [String]? = nil, extraEnvironment: [String: String] = [:],
-                                freshPinentryState: Bool = false) async throws
+                                freshPinentryState: Bool = false, launcher: [String] = []) async throws
         -> DaemonHarness {
         let executable = try executableURL()
         var environment = try scratchEnvironment(in: bus)
         // Password prompts go to the scripted pinentry, which answers with the test login password unless told
         // otherwise.
         let answers = pinentryAnswers ?? Array(repeating: testLoginPassword, count: 64)
-        environment["COFFER_TEST_PINENTRY_PASSWORDS"] = answers.joined(separator: ",")
+        // No log may ever show a password the daemon was given.
+        TestLogArchive.register(answers + [loginPassword].compactMap { $0 })
+        // In a file rather than the environment: cofferd's memory is scanned for passwords, and its environment
+        // block would hold them for its whole life.
+        let answersFile = bus.directory.appendingPathComponent("\(logName).pinentry-answers")
+        try Data(answers.joined(separator: ",").utf8).write(to: answersFile)
+        environment["COFFER_TEST_PINENTRY_ANSWERS_FILE"] = answersFile.path
         let pinentryState = bus.directory.appendingPathComponent("\(logName).pinentry-state")
         let pinentryLog = bus.directory.appendingPathComponent("\(logName).pinentry-log")
         if freshPinentryState {
@@ -45,8 +51,8 @@ extension DaemonHarness {
         try await watcher.addMatch(nameOwnerRule)
 
         let process = Process()
-        process.executableURL = executable
-        process.arguments = ["--address", bus.address, "--foreground", "--log-level", "debug",
+        process.executableURL = launcher.first.map { URL(fileURLWithPath: $0) } ?? executable
+        process.arguments = launcher.dropFirst() + (launcher.isEmpty ? [] : [executable.path]) + ["--address", bus.address, "--foreground", "--log-level", "debug",
                              "--pinentry", scriptedPinentry().path]
             // Tests check behaviour, not key-derivation cost: dozens of daemons start at once on two cores. A test
             // that wants other parameters passes them in `extraArguments`, which come later and win.

@@ -22,6 +22,7 @@ public final class TestBus: Sendable {
 
     private let pid: pid_t
     private let stopped = Mutex(false)
+    private let crashed = Mutex(false)
 
     /// Failures starting the daemon.
     public struct StartError: Error, CustomStringConvertible {
@@ -81,16 +82,31 @@ public final class TestBus: Sendable {
         try await Connection.connect(address: address, logger: logger)
     }
 
-    /// Sends SIGTERM, waits for the daemon to exit, and removes ``directory``. Idempotent.
+    /// Sends SIGTERM, waits for the daemon to exit, keeps the logs in the run's ``TestLogArchive`` (if any), and
+    /// removes ``directory``. Idempotent.
     public func stop() {
         let first = stopped.withLock { stopped in
             defer { stopped = true }
             return !stopped
         }
         guard first else { return }
-        kill(pid, SIGTERM)
-        Self.reap(pid)
+        if !crashed.withLock({ $0 }) {
+            kill(pid, SIGTERM)
+            Self.reap(pid)
+        }
+        TestLogArchive.collect(from: directory)
         try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// Kills the bus daemon abruptly, as a crashed session would, and keeps ``directory`` (HOME and logs) until
+    /// ``stop()``. Clients see their connections drop.
+    public func crash() {
+        let running = stopped.withLock { !$0 }
+        guard running else { return }
+        kill(pid, SIGKILL)
+        Self.reap(pid)
+        // The pid is reaped and may be reused: stop() must not signal it again, only archive and clean up.
+        crashed.withLock { $0 = true }
     }
 
     // MARK: - Helpers

@@ -31,7 +31,9 @@ final class GenerationLedger {
                 lines += 1
             }
         }
-        try rewrite()
+        // Compact now if we may; on a read-only directory the list still serves its reader, and the rewrite waits
+        // for the first write (which then fails with the system's reason).
+        try? rewrite(generations)
     }
 
     deinit { if fd >= 0 { close(fd) } }
@@ -41,9 +43,10 @@ final class GenerationLedger {
 
     /// Records `generation` for `id` durably.
     func record(_ id: String, _ generation: UInt64) throws {
-        if lines >= Self.compactionThreshold {
-            generations[id] = generation
-            try rewrite()
+        if fd < 0 || lines >= Self.compactionThreshold {
+            var updated = generations
+            updated[id] = generation
+            try rewrite(updated)
             return
         }
         try POSIXFile.writeAll(fd, Array("\(id) \(generation)\n".utf8), path: path)
@@ -54,17 +57,19 @@ final class GenerationLedger {
 
     /// Forgets a deleted collection.
     func forget(_ id: String) throws {
-        generations[id] = nil
-        try rewrite()
+        var updated = generations
+        updated[id] = nil
+        try rewrite(updated)
     }
 
-    /// Writes one line per collection atomically and reopens for appending.
-    private func rewrite() throws {
+    /// Writes one line per collection atomically and reopens for appending; memory changes only once it worked.
+    private func rewrite(_ generations: [String: UInt64]) throws {
         let text = generations.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)\n" }.joined()
         try POSIXFile.replace(path, with: Array(text.utf8), directory: directory)
         if fd >= 0 { close(fd) }
         fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
         guard fd >= 0 else { throw StorageError("cannot open", path) }
+        self.generations = generations
         lines = generations.count
     }
 }

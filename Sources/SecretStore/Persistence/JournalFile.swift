@@ -116,22 +116,27 @@ final class JournalWriter {
     /// Where the next record goes; a torn tail beyond it is overwritten.
     private var length: Int
 
-    init(path: String, lastMAC: [UInt8], nextSequence: UInt64, length: Int) throws {
+    /// Opens the file for writing if it can; when it cannot (a read-only mount), the collection still unlocks and
+    /// serves reads, and each write tries again and fails with the system's reason.
+    init(path: String, lastMAC: [UInt8], nextSequence: UInt64, length: Int) {
         fd = open(path, O_WRONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw StorageError("cannot open", path) }
         self.path = path
         self.lastMAC = lastMAC
         self.nextSequence = nextSequence
         self.length = length
     }
 
-    deinit { close(fd) }
+    deinit { if fd >= 0 { close(fd) } }
 
     /// Appends `record` and syncs the file. On failure the file is cut back to its last good record.
     /// - Returns: the record's sequence number (the collection's new generation).
     @discardableResult
     func append(_ record: FileRecord, key: SecretBytes) throws -> UInt64 {
         let framed = try Journal.frame(record, sequence: nextSequence, previous: lastMAC, key: key)
+        if fd < 0 {
+            fd = open(path, O_WRONLY | O_CLOEXEC)
+            guard fd >= 0 else { throw StorageError("cannot open", path) }
+        }
         do {
             guard lseek(fd, off_t(length), SEEK_SET) >= 0 else { throw StorageError("cannot seek", path) }
             try POSIXFile.writeAll(fd, framed.bytes, path: path)

@@ -105,6 +105,10 @@ enum POSIXFile {
             prefix += "/" + component
             if mkdir(prefix, 0o700) != 0 && errno != EEXIST { throw StorageError("cannot create", prefix) }
         }
+        // Only change what needs changing: a read-only mount refuses even a no-op chmod, yet serves reads fine.
+        var info = stat()
+        guard stat(directory, &info) == 0 else { throw StorageError("cannot inspect", directory) }
+        guard info.st_mode & 0o777 != 0o700 else { return }
         guard chmod(directory, 0o700) == 0 else { throw StorageError("cannot set permissions on", directory) }
     }
 }
