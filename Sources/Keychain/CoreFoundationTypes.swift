@@ -37,4 +37,22 @@ public let noErr: OSStatus = 0
 public let kCFBooleanTrue: CFBoolean! = NSNumber(value: true)
 /// The boolean false object.
 public let kCFBooleanFalse: CFBoolean! = NSNumber(value: false)
+
+// Keychain code written against Darwin's Foundation builds queries and reads results through key-value coding
+// (`query.setValue(kSecClassGenericPassword, forKey: kSecClass as String)`, `result.value(forKey: …)`).
+// swift-corelibs-foundation has no key-value coding; for dictionaries these two calls mean plain key access.
+
+extension NSDictionary {
+    /// The value stored under `key`, as Darwin's key-value coding answers for a dictionary.
+    @_disfavoredOverload
+    public func value(forKey key: String) -> Any? { object(forKey: key) }
+}
+
+extension NSMutableDictionary {
+    /// Stores `value` under `key`, or removes the key for `nil`, as Darwin's key-value coding does.
+    @_disfavoredOverload
+    public func setValue(_ value: Any?, forKey key: String) {
+        if let value { setObject(value, forKey: key as NSString) } else { removeObject(forKey: key) }
+    }
+}
 #endif
