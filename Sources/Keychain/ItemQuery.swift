@@ -83,7 +83,9 @@ struct ItemQuery: Sendable {
         if itemClass == nil, role != .updateAttributes, persistentReference == nil || role == .add {
             throw KeychainFailure(errSecParam)
         }
-        if let itemClass, !itemClass.isSupported { throw KeychainFailure(errSecUnimplemented) }
+        // Identities are a join of keys and certificates: searches and deletes are answered from it, while adding
+        // or updating one needs SecIdentity objects (see OperationContext.answerIdentityQuery).
+        if itemClass == .identity, role != .search, role != .delete { throw KeychainFailure(errSecUnimplemented) }
         // Certificate and key references need SecCertificate/SecKey types, which do not exist here (mapping §6.4).
         if itemClass == .certificate || itemClass == .key, returnRef { throw KeychainFailure(errSecUnimplemented) }
     }

@@ -11,6 +11,7 @@ extension OperationContext {
 
     /// Finds, limits and shapes the matches; `nil` when the query asked for nothing back (an existence check).
     func copyMatching(_ query: ItemQuery) async throws -> ItemResult? {
+        if query.itemClass == .identity { try await answerIdentityQuery(query) }
         var items = try await findItems(query)
         guard !items.isEmpty else { throw KeychainFailure(errSecItemNotFound) }
         if let maximum = query.limit.maximum { items = Array(items.prefix(maximum)) }
@@ -125,6 +126,7 @@ extension OperationContext {
 
     /// Deletes every match.
     func delete(_ query: ItemQuery) async throws {
+        if query.itemClass == .identity { try await answerIdentityQuery(query) }
         let items = try await findItems(query)
         guard !items.isEmpty else { throw KeychainFailure(errSecItemNotFound) }
         for item in items {
