@@ -27,6 +27,10 @@ public typealias CFBoolean = NSNumber
 public typealias CFDate = NSDate
 /// Any CoreFoundation object: results of `SecItemCopyMatching` arrive as one.
 public typealias CFTypeRef = AnyObject
+/// Apple's memory allocator handle; Security functions accept one and ignore it here.
+public final class CFAllocator: Sendable {}
+/// The default allocator, as callers pass it to `SecCertificateCreateWithData`.
+public let kCFAllocatorDefault: CFAllocator? = nil
 /// The result code of every Security function (`errSec…` constants).
 public typealias OSStatus = Int32
 

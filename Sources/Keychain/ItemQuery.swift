@@ -55,7 +55,10 @@ struct ItemQuery: Sendable {
     var requestsResult: Bool { returnData || returnAttributes || returnRef || returnPersistentRef }
 
     /// Whether the result has content: `kSecReturnRef` alone is accepted but yields nothing for passwords.
-    var producesResult: Bool { returnData || returnAttributes || returnPersistentRef }
+    var producesResult: Bool { returnData || returnAttributes || returnPersistentRef || returnsCertificate }
+
+    /// Whether `kSecReturnRef` asks for `SecCertificate` objects.
+    var returnsCertificate: Bool { returnRef && itemClass == .certificate }
 
     /// The `kSecAttrSynchronizable` filter of a search (absent or false: only non-synchronizable items).
     var synchronizable: SynchronizableFilter {
@@ -86,8 +89,8 @@ struct ItemQuery: Sendable {
         // Identities are a join of keys and certificates: searches and deletes are answered from it, while adding
         // or updating one needs SecIdentity objects (see OperationContext.answerIdentityQuery).
         if itemClass == .identity, role != .search, role != .delete { throw KeychainFailure(errSecUnimplemented) }
-        // Certificate and key references need SecCertificate/SecKey types, which do not exist here (mapping §6.4).
-        if itemClass == .certificate || itemClass == .key, returnRef { throw KeychainFailure(errSecUnimplemented) }
+        // Key references need a SecKey type, which does not exist here (mapping §6.4).
+        if itemClass == .key, returnRef { throw KeychainFailure(errSecUnimplemented) }
     }
 
     private mutating func parse(_ key: String, _ value: KeychainValue, role: Role) throws(KeychainFailure) {
@@ -161,7 +164,14 @@ struct ItemQuery: Sendable {
             }
             persistentReference = data
         case "v_Ref":
-            throw KeychainFailure(errSecUnimplemented)  // needs SecKeychainItem/SecCertificate objects
+            // A SecCertificate is added as its DER. Other references (keys, items) need types this library lacks,
+            // and matching items by reference is not supported.
+            guard case .certificate(let der) = value else { throw KeychainFailure(errSecUnimplemented) }
+            guard role == .add, itemClass == nil || itemClass == .certificate, valueData == nil else {
+                throw KeychainFailure(role == .add ? errSecParam : errSecUnimplemented)
+            }
+            itemClass = .certificate  // iOS infers the class from the reference
+            valueData = der
         default:
             throw KeychainFailure(errSecParam)
         }

@@ -50,6 +50,7 @@ extension OperationContext {
         }
         var entry = try await resultEntries(for: [item], query: ItemQuery.withoutData(query))[0]
         if query.returnData { entry.data = value }
+        if query.returnsCertificate { entry.certificate = value }
         return ItemResult([entry], for: query, isList: false)
     }
 
@@ -136,10 +137,11 @@ extension OperationContext {
 }
 
 extension ItemQuery {
-    /// `query` without `kSecReturnData`, for building an add's result from the secret already in hand.
+    /// `query` without `kSecReturnData` and `kSecReturnRef`, for building an add's result from the secret already in hand.
     static func withoutData(_ query: ItemQuery) -> ItemQuery {
         var copy = query
         copy.returnData = false
+        copy.returnRef = false  // a certificate reference is the secret too
         return copy
     }
 }

@@ -130,15 +130,17 @@ extension KeychainSuites {
             }
         }
 
-        @Test("writing identities and certificate or key references are errSecUnimplemented, never a silent success")
-        func unsupportedClasses() {
+        @Test("writing identities, matching certificate references and key references are errSecUnimplemented, never a silent success")
+        func unsupportedClasses() throws {
+            let certificate = try #require(SecCertificateCreateWithData(nil, CertificateTests.der as CFData))
             KeychainConfiguration.withConfiguration(Self.nowhere) {
                 var item: CFTypeRef?
-                #expect(SecItemCopyMatching([kSecClass as String: kSecClassCertificate, kSecReturnRef as String: true]
-                                            as CFDictionary, &item) == errSecUnimplemented)
                 #expect(SecItemCopyMatching([kSecClass as String: kSecClassCertificate,
                                              kSecMatchIssuers as String: [Data()]] as CFDictionary, &item)
                         == errSecUnimplemented)
+                #expect(SecItemDelete([kSecValueRef as String: certificate] as CFDictionary) == errSecUnimplemented)
+                #expect(SecItemAdd([kSecClass as String: kSecClassGenericPassword, kSecValueRef as String: certificate]
+                                   as CFDictionary, nil) == errSecParam)
                 #expect(SecItemCopyMatching([kSecClass as String: kSecClassKey, kSecReturnRef as String: true]
                                             as CFDictionary, &item) == errSecUnimplemented)
                 // Identity searches and deletes reach the provider (IOSSourceCompatibilityTests); writes cannot.
