@@ -31,6 +31,8 @@ public typealias CFTypeRef = AnyObject
 public final class CFAllocator: Sendable {}
 /// The default allocator, as callers pass it to `SecCertificateCreateWithData`.
 public let kCFAllocatorDefault: CFAllocator? = nil
+/// Apple's toll-free bridged error; `SecKey…` functions report failures as one.
+public typealias CFError = NSError
 /// The result code of every Security function (`errSec…` constants).
 public typealias OSStatus = Int32
 

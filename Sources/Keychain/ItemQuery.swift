@@ -55,10 +55,10 @@ struct ItemQuery: Sendable {
     var requestsResult: Bool { returnData || returnAttributes || returnRef || returnPersistentRef }
 
     /// Whether the result has content: `kSecReturnRef` alone is accepted but yields nothing for passwords.
-    var producesResult: Bool { returnData || returnAttributes || returnPersistentRef || returnsCertificate }
+    var producesResult: Bool { returnData || returnAttributes || returnPersistentRef || returnsReference }
 
-    /// Whether `kSecReturnRef` asks for `SecCertificate` objects.
-    var returnsCertificate: Bool { returnRef && itemClass == .certificate }
+    /// Whether `kSecReturnRef` asks for `SecCertificate` or `SecKey` objects.
+    var returnsReference: Bool { returnRef && (itemClass == .certificate || itemClass == .key) }
 
     /// The `kSecAttrSynchronizable` filter of a search (absent or false: only non-synchronizable items).
     var synchronizable: SynchronizableFilter {
@@ -89,8 +89,6 @@ struct ItemQuery: Sendable {
         // Identities are a join of keys and certificates: searches and deletes are answered from it, while adding
         // or updating one needs SecIdentity objects (see OperationContext.answerIdentityQuery).
         if itemClass == .identity, role != .search, role != .delete { throw KeychainFailure(errSecUnimplemented) }
-        // Key references need a SecKey type, which does not exist here (mapping §6.4).
-        if itemClass == .key, returnRef { throw KeychainFailure(errSecUnimplemented) }
     }
 
     private mutating func parse(_ key: String, _ value: KeychainValue, role: Role) throws(KeychainFailure) {
@@ -164,14 +162,19 @@ struct ItemQuery: Sendable {
             }
             persistentReference = data
         case "v_Ref":
-            // A SecCertificate is added as its DER. Other references (keys, items) need types this library lacks,
-            // and matching items by reference is not supported.
-            guard case .certificate(let der) = value else { throw KeychainFailure(errSecUnimplemented) }
-            guard role == .add, itemClass == nil || itemClass == .certificate, valueData == nil else {
+            // A SecCertificate is added as its DER, a SecKey as its external representation with its class and
+            // type. Other references (identities, items) need types this library lacks, and matching items by
+            // reference is not supported.
+            guard case .reference(let reference) = value else { throw KeychainFailure(errSecUnimplemented) }
+            guard role == .add, itemClass == nil || itemClass == reference.itemClass, valueData == nil else {
                 throw KeychainFailure(role == .add ? errSecParam : errSecUnimplemented)
             }
-            itemClass = .certificate  // iOS infers the class from the reference
-            valueData = der
+            itemClass = reference.itemClass  // iOS infers the class from the reference
+            valueData = reference.data
+            if case .key(_, let keyClass, let keyType) = reference {
+                if attributes["kcls"] == nil { attributes["kcls"] = .string(String(keyClass)) }
+                if attributes["type"] == nil { attributes["type"] = .string(String(keyType)) }
+            }
         default:
             throw KeychainFailure(errSecParam)
         }

@@ -11,8 +11,8 @@ struct ResultEntry: Sendable {
     var data: Data?
     var attributes: [String: KeychainValue]?
     var persistentReference: Data?
-    /// The DER behind a `SecCertificate` result (`kSecReturnRef` on certificates).
-    var certificate: Data?
+    /// The `SecCertificate` or `SecKey` result of `kSecReturnRef`.
+    var reference: ItemReference?
 }
 
 /// A result before it becomes Foundation objects (which are not Sendable, so they are made on the caller's side).
@@ -23,7 +23,7 @@ struct ItemResult: Sendable {
     var returnData: Bool
     var returnAttributes: Bool
     var returnPersistentRef: Bool
-    var returnCertificate: Bool
+    var returnReference: Bool
 
     init(_ entries: [ResultEntry], for query: ItemQuery, isList: Bool) {
         self.entries = entries
@@ -31,7 +31,7 @@ struct ItemResult: Sendable {
         returnData = query.returnData
         returnAttributes = query.returnAttributes
         returnPersistentRef = query.returnPersistentRef
-        returnCertificate = query.returnsCertificate
+        returnReference = query.returnsReference
     }
 
     /// Apple's shape: exactly one return key → the bare value; several → a dictionary of the attributes plus
@@ -43,10 +43,10 @@ struct ItemResult: Sendable {
     }
 
     private func entryObject(_ entry: ResultEntry) -> Any {
-        let requested = [returnData, returnAttributes, returnPersistentRef, returnCertificate].filter { $0 }.count
-        let certificate = entry.certificate.flatMap { SecCertificate(der: $0) }
+        let requested = [returnData, returnAttributes, returnPersistentRef, returnReference].filter { $0 }.count
+        let reference = entry.reference?.object
         if requested == 1 {
-            if returnCertificate, let certificate { return certificate }
+            if returnReference, let reference { return reference }
             if returnData { return NSData(data: entry.data ?? Data()) }
             if returnPersistentRef { return NSData(data: entry.persistentReference ?? Data()) }
         }
@@ -57,7 +57,7 @@ struct ItemResult: Sendable {
         }
         if returnData { dictionary["v_Data"] = entry.data ?? Data() }
         if returnPersistentRef { dictionary["v_PersistentRef"] = entry.persistentReference ?? Data() }
-        if returnCertificate, let certificate { dictionary["v_Ref"] = certificate }
+        if returnReference, let reference { dictionary["v_Ref"] = reference }
         return dictionary as NSDictionary
     }
 }
@@ -66,7 +66,7 @@ extension OperationContext {
     /// Builds the result entries for `items`, fetching all secrets in one `GetSecrets` when data is wanted.
     func resultEntries(for items: [StoredItem], query: ItemQuery) async throws -> [ResultEntry] {
         var secrets: [String: Data] = [:]
-        if query.returnData || query.returnsCertificate {
+        if query.returnData || query.returnsReference {
             for (path, secret) in try await client.secrets(of: items.map(\.path)) {
                 secrets[path.rawValue] = Data(secret.value.copyBytes())
             }
@@ -78,7 +78,9 @@ extension OperationContext {
             ResultEntry(data: query.returnData ? secrets[item.path.rawValue] : nil,
                         attributes: query.returnAttributes ? item.appleAttributes : nil,
                         persistentReference: query.returnPersistentRef ? item.persistentReference : nil,
-                        certificate: query.returnsCertificate ? secrets[item.path.rawValue] : nil)
+                        reference: query.returnsReference ? secrets[item.path.rawValue].flatMap {
+                            ItemReference(itemClass: item.schema.itemClass, data: $0, attributes: item.appleAttributes)
+                        } : nil)
         }
     }
 }

@@ -14,8 +14,8 @@ enum KeychainValue: Sendable, Equatable {
     case date(Date)
     /// A `kSecUseAuthenticationContext` value, reduced to what it decides.
     case authenticationContext(interactionAllowed: Bool)
-    /// A `SecCertificate` (as `kSecValueRef`), reduced to its DER.
-    case certificate(Data)
+    /// A `SecCertificate` or `SecKey` (as `kSecValueRef`).
+    case reference(ItemReference)
     /// Anything else (arrays, references, …); the text names its type for diagnostics.
     case other(String)
 
@@ -32,8 +32,8 @@ enum KeychainValue: Sendable, Equatable {
             self = .date(date)
         } else if type(of: value) == Bool.self, let bool = value as? Bool {
             self = .bool(bool)
-        } else if let certificate = value as? SecCertificate {
-            self = .certificate(certificate.der)
+        } else if let reference = ItemReference(value) {
+            self = .reference(reference)
         } else if let context = value as? LAContext {
             self = .authenticationContext(interactionAllowed: !context.interactionNotAllowed)
         } else if let number = value as? NSNumber {
@@ -67,7 +67,7 @@ enum KeychainValue: Sendable, Equatable {
         case .double(let value): value
         case .date(let value): value
         case .authenticationContext(let allowed): allowed
-        case .certificate(let der): SecCertificate(der: der) as Any
+        case .reference(let reference): reference.object as Any
         case .other(let value): value
         }
     }

@@ -50,7 +50,9 @@ extension OperationContext {
         }
         var entry = try await resultEntries(for: [item], query: ItemQuery.withoutData(query))[0]
         if query.returnData { entry.data = value }
-        if query.returnsCertificate { entry.certificate = value }
+        if query.returnsReference {
+            entry.reference = ItemReference(itemClass: itemClass, data: value, attributes: item.appleAttributes)
+        }
         return ItemResult([entry], for: query, isList: false)
     }
 
@@ -141,7 +143,7 @@ extension ItemQuery {
     static func withoutData(_ query: ItemQuery) -> ItemQuery {
         var copy = query
         copy.returnData = false
-        copy.returnRef = false  // a certificate reference is the secret too
+        copy.returnRef = false  // a certificate or key reference is the secret too
         return copy
     }
 }

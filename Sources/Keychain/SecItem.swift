@@ -11,9 +11,10 @@ public import Foundation
 
 /// Adds an item to the keychain (here: the Secret Service provider's default collection).
 ///
-/// Supported classes are generic and internet passwords, certificates (DER in `kSecValueData`) and keys (Apple's
-/// external representation, with `kSecAttrKeyClass` and `kSecAttrKeyType`); identities return `errSecUnimplemented`. An item with the same primary key (for example service + account + access group) makes
-/// this return `errSecDuplicateItem`.
+/// Supported classes are generic and internet passwords, certificates (DER in `kSecValueData`, or a
+/// `SecCertificate` in `kSecValueRef`) and keys (Apple's external representation with `kSecAttrKeyClass` and
+/// `kSecAttrKeyType`, or a `SecKey` in `kSecValueRef`); identities return `errSecUnimplemented`. An item with the
+/// same primary key (for example service + account + access group) makes this return `errSecDuplicateItem`.
 /// - Parameters:
 ///   - attributes: the class, attributes, `kSecValueData`, and optionally `kSecReturn…` keys.
 ///   - result: receives what the return keys ask for; may be `nil` only when no return key is set.

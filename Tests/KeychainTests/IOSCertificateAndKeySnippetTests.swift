@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: Apache-2.0
+// The iOS "store a certificate or key, read it back as a SecCertificate or SecKey" flows, compiled as written.
+
+#if canImport(Security)
+import Security
+#else
+import Keychain
+#endif
+import Foundation
+import Testing
+
+private enum CertificateStoreError: Error {
+    case invalidCertificate
+    case unhandledError(status: OSStatus)
+}
+
+private func storeCertificate(_ der: Data, label: String) throws {
+    guard let certificate = SecCertificateCreateWithData(kCFAllocatorDefault, der as CFData) else {
+        throw CertificateStoreError.invalidCertificate
+    }
+    let addquery: [String: Any] = [kSecClass as String: kSecClassCertificate,
+                                   kSecValueRef as String: certificate,
+                                   kSecAttrLabel as String: label]
+    let status = SecItemAdd(addquery as CFDictionary, nil)
+    guard status == errSecSuccess else { throw CertificateStoreError.unhandledError(status: status) }
+}
+
+private func loadCertificate(label: String) throws -> SecCertificate {
+    let getquery: [String: Any] = [kSecClass as String: kSecClassCertificate,
+                                   kSecAttrLabel as String: label,
+                                   kSecReturnRef as String: kCFBooleanTrue!]
+    var item: CFTypeRef?
+    let status = SecItemCopyMatching(getquery as CFDictionary, &item)
+    guard status == errSecSuccess else { throw CertificateStoreError.unhandledError(status: status) }
+    let certificate = item as! SecCertificate
+    return certificate
+}
+
+private func importPrivateKey(_ externalRepresentation: Data) throws -> SecKey {
+    let options: [String: Any] = [kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom,
+                                  kSecAttrKeyClass as String: kSecAttrKeyClassPrivate,
+                                  kSecAttrKeySizeInBits as String: 256]
+    var error: Unmanaged<CFError>?
+    guard let key = SecKeyCreateWithData(externalRepresentation as CFData, options as CFDictionary, &error) else {
+        throw error!.takeRetainedValue() as any Error
+    }
+    return key
+}
+
+private func storeKey(_ key: SecKey, tag: String) throws {
+    let tag = tag.data(using: .utf8)!
+    let addquery: [String: Any] = [kSecClass as String: kSecClassKey,
+                                   kSecAttrApplicationTag as String: tag,
+                                   kSecValueRef as String: key]
+    let status = SecItemAdd(addquery as CFDictionary, nil)
+    guard status == errSecSuccess else { throw CertificateStoreError.unhandledError(status: status) }
+}
+
+private func loadKey(tag: String) throws -> SecKey {
+    let tag = tag.data(using: .utf8)!
+    let getquery: [String: Any] = [kSecClass as String: kSecClassKey,
+                                   kSecAttrApplicationTag as String: tag,
+                                   kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom,
+                                   kSecReturnRef as String: true]
+    var item: CFTypeRef?
+    let status = SecItemCopyMatching(getquery as CFDictionary, &item)
+    guard status == errSecSuccess else { throw CertificateStoreError.unhandledError(status: status) }
+    let key = item as! SecKey
+    return key
+}
+
+extension KeychainSuites {
+    @Suite("iOS certificate and key snippets")
+    struct IOSCertificateAndKeySnippetTests {
+        @Test("a SecCertificate is stored with kSecValueRef and comes back with kSecReturnRef",
+              arguments: Provider.allCases)
+        func storeAndLoad(provider: Provider) async throws {
+            try await withKeychain(provider) { _, _, _ in
+                #expect(SecCertificateCreateWithData(nil, Data("not a certificate".utf8) as CFData) == nil)
+                try storeCertificate(CertificateTests.der, label: "My Certificate")
+                #expect(throws: CertificateStoreError.self) { try storeCertificate(CertificateTests.der, label: "x") }
+
+                let certificate = try loadCertificate(label: "My Certificate")
+                let summary = SecCertificateCopySubjectSummary(certificate) as String?
+                #expect(summary == "keychain.test")
+                let der = SecCertificateCopyData(certificate) as Data
+                #expect(der == CertificateTests.der)
+
+                // The reference beside attributes, and in a list.
+                var item: CFTypeRef?
+                let both: [String: Any] = [kSecClass as String: kSecClassCertificate,
+                                           kSecReturnRef as String: true, kSecReturnAttributes as String: true]
+                #expect(SecItemCopyMatching(both as CFDictionary, &item) == errSecSuccess)
+                let attributes = try #require(item as? [String: Any])
+                #expect(attributes[kSecAttrLabel as String] as? String == "My Certificate")
+                #expect(attributes[kSecValueRef as String] as? SecCertificate == certificate)
+                let all: [String: Any] = [kSecClass as String: kSecClassCertificate, kSecReturnRef as String: true,
+                                          kSecMatchLimit as String: kSecMatchLimitAll]
+                #expect(SecItemCopyMatching(all as CFDictionary, &item) == errSecSuccess)
+                #expect((item as? [SecCertificate])?.map { SecCertificateCopyData($0) as Data } == [CertificateTests.der])
+
+                // The class may be left out: the reference names it. The add hands back the same object.
+                #expect(SecItemDelete([kSecClass: kSecClassCertificate] as CFDictionary) == errSecSuccess)
+                let added = SecItemAdd([kSecValueRef as String: certificate, kSecReturnRef as String: true]
+                                       as CFDictionary, &item)
+                #expect(added == errSecSuccess)
+                #expect(item as? SecCertificate == certificate)
+                #expect(try loadCertificate(label: "keychain.test") == certificate)
+            }
+        }
+
+        @Test("a SecKey made from its external representation is stored with kSecValueRef and read back",
+              arguments: Provider.allCases)
+        func keyRoundTrip(provider: Provider) async throws {
+            try await withKeychain(provider) { _, _, _ in
+                let key = try importPrivateKey(KeyTests.ecPrivate)
+                #expect(throws: NSError.self) { try importPrivateKey(Data([4, 1, 2])) }
+                var error: Unmanaged<CFError>?
+                let exported = try #require(SecKeyCopyExternalRepresentation(key, &error) as Data?)
+                #expect(exported == KeyTests.ecPrivate && error == nil)
+                let publicKey = try #require(SecKeyCopyPublicKey(key))
+                #expect(SecKeyCopyExternalRepresentation(publicKey, nil) as Data? == KeyTests.ecPublic)
+                let attributes = try #require(SecKeyCopyAttributes(key) as? [String: Any])
+                #expect(attributes[kSecAttrKeySizeInBits as String] as? Int == 256)
+                #expect(attributes[kSecAttrKeyClass as String] as? Int == 1)
+                #expect(attributes[kSecAttrApplicationLabel as String] as? Data == CertificateTests.publicKeyHash)
+
+                try storeKey(key, tag: "com.example.keys.mykey")
+                #expect(throws: CertificateStoreError.self) { try storeKey(key, tag: "com.example.keys.mykey") }
+                let loaded = try loadKey(tag: "com.example.keys.mykey")
+                #expect(loaded == key)
+                #expect(SecKeyCopyExternalRepresentation(loaded, nil) as Data? == KeyTests.ecPrivate)
+
+                // The stored item carries what the key determines, as if its attributes had been given.
+                var item: CFTypeRef?
+                let query: [String: Any] = [kSecClass as String: kSecClassKey,
+                                            kSecAttrKeyClass as String: kSecAttrKeyClassPrivate,
+                                            kSecReturnAttributes as String: true, kSecReturnRef as String: true]
+                #expect(SecItemCopyMatching(query as CFDictionary, &item) == errSecSuccess)
+                let stored = try #require(item as? [String: Any])
+                #expect(stored[kSecAttrApplicationLabel as String] as? Data == CertificateTests.publicKeyHash)
+                #expect(stored[kSecAttrKeyType as String] as? Int == 73)
+                #expect(stored[kSecValueRef as String] as? SecKey == key)
+
+                // With its certificate beside it, the key forms an identity this library cannot return.
+                #expect(SecItemAdd([kSecValueRef as String: try #require(
+                    SecCertificateCreateWithData(nil, CertificateTests.der as CFData))] as CFDictionary, nil)
+                    == errSecSuccess)
+                #expect(SecItemCopyMatching([kSecClass: kSecClassIdentity, kSecReturnRef: true] as CFDictionary,
+                                            &item) == errSecUnimplemented)
+            }
+        }
+    }
+}
