@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: Apache-2.0
+// iOS code's spellings of values and result checks: constants as String, NSNumber and Int32 numbers, Data
+// accounts, and CFGetTypeID checks before a forced cast.
+
+#if canImport(Security)
+import Security
+#else
+import Keychain
+#endif
+import Foundation
+import Testing
+
+extension KeychainSuites {
+    @Suite("iOS value spellings")
+    struct IOSValueSpellingTests {
+        @Test("constants given as String values, Foundation and fixed-width numbers, Data accounts",
+              arguments: Provider.allCases)
+        func valueSpellings(provider: Provider) async throws {
+            try await withKeychain(provider) { _, _, _ in
+                let add: [String: Any] = [kSecClass as String: kSecClassGenericPassword as String,
+                                          kSecAttrService as String: "spellings" as NSString,
+                                          kSecAttrAccount as String: "user".data(using: .utf8)!,
+                                          kSecAttrGeneric as String: "user".data(using: .utf8)!,
+                                          kSecAttrAccessible as String: kSecAttrAccessibleWhenUnlocked as String,
+                                          kSecValueData as String: NSData(data: Data("pw".utf8))]
+                #expect(SecItemAdd(add as CFDictionary, nil) == errSecSuccess)
+                var item: CFTypeRef?
+                let byData: [String: Any] = [kSecClass as String: kSecClassGenericPassword,
+                                             kSecAttrService as String: "spellings",
+                                             kSecAttrAccount as String: "user".data(using: .utf8)!,
+                                             kSecMatchLimit as String: kSecMatchLimitOne as String,
+                                             kSecReturnAttributes as String: kCFBooleanTrue as Any]
+                #expect(SecItemCopyMatching(byData as CFDictionary, &item) == errSecSuccess)
+                let attributes = try #require(item as? [String: Any])
+                // A Data account comes back as Data, as on iOS. (Searching with the String of the same bytes finds
+                // it too: a documented deviation, README "deviations from Apple".)
+                #expect(attributes[kSecAttrAccount as String] as? Data == Data("user".utf8))
+                #expect(attributes[kSecAttrAccessible as String] as? String == kSecAttrAccessibleWhenUnlocked as String)
+
+                let internet: [String: Any] = [kSecClass as String: kSecClassInternetPassword,
+                                               kSecAttrServer as String: "mail.example.com",
+                                               kSecAttrAccount as String: "erin",
+                                               kSecAttrPort as String: Int32(993),
+                                               kSecAttrProtocol as String: kSecAttrProtocolIMAPS,
+                                               kSecValueData as String: Data("imap".utf8)]
+                #expect(SecItemAdd(internet as CFDictionary, nil) == errSecSuccess)
+                let byPort: [String: Any] = [kSecClass as String: kSecClassInternetPassword,
+                                             kSecAttrPort as String: NSNumber(value: 993),
+                                             kSecReturnData as String: true]
+                #expect(SecItemCopyMatching(byPort as CFDictionary, &item) == errSecSuccess)
+                #expect(item as? Data == Data("imap".utf8))
+                #expect(SecCopyErrorMessageString(errSecParam, nil) as? String
+                    == "One or more parameters passed to a function were not valid.")
+            }
+        }
+
+        @Test("CFGetTypeID tells the result kinds apart before a forced cast", arguments: Provider.allCases)
+        func typeIDs(provider: Provider) async throws {
+            try await withKeychain(provider) { _, _, _ in
+                #expect(addGenericPassword(service: "types", account: "a", password: "x") == errSecSuccess)
+                var item: CFTypeRef?
+                var query: [String: Any] = [kSecClass as String: kSecClassGenericPassword,
+                                            kSecAttrService as String: "types", kSecReturnData as String: true]
+                #expect(SecItemCopyMatching(query as CFDictionary, &item) == errSecSuccess)
+                #expect(CFGetTypeID(item) == CFDataGetTypeID())
+                query[kSecReturnAttributes as String] = true
+                #expect(SecItemCopyMatching(query as CFDictionary, &item) == errSecSuccess)
+                #expect(CFGetTypeID(item) == CFDictionaryGetTypeID() && CFGetTypeID(item) != CFDataGetTypeID())
+                query[kSecMatchLimit as String] = kSecMatchLimitAll
+                #expect(SecItemCopyMatching(query as CFDictionary, &item) == errSecSuccess)
+                #expect(CFGetTypeID(item) == CFArrayGetTypeID())
+                #expect(CFGetTypeID(kSecClass) == CFStringGetTypeID())
+                #expect(CFGetTypeID(kCFBooleanTrue) == CFBooleanGetTypeID())
+                #expect(CFGetTypeID(NSNumber(value: 3)) == CFNumberGetTypeID())
+
+                let certificate = try #require(SecCertificateCreateWithData(nil, CertificateTests.der as CFData))
+                #expect(SecItemAdd([kSecValueRef as String: certificate] as CFDictionary, nil) == errSecSuccess)
+                let search: [String: Any] = [kSecClass as String: kSecClassCertificate, kSecReturnRef as String: true]
+                #expect(SecItemCopyMatching(search as CFDictionary, &item) == errSecSuccess)
+                guard let item, CFGetTypeID(item) == SecCertificateGetTypeID() else {
+                    Issue.record("not a certificate: \(String(describing: item))")
+                    return
+                }
+                let found = item as! SecCertificate
+                #expect(found == certificate && CFGetTypeID(found) != SecKeyGetTypeID())
+            }
+        }
+    }
+}
