@@ -10,6 +10,21 @@ import Keychain
 import Foundation
 import Testing
 
+/// The "protect with biometry" save most apps carry somewhere.
+private func saveBiometryProtected(_ secret: Data, account: String) throws -> OSStatus {
+    var error: Unmanaged<CFError>?
+    guard let access = SecAccessControlCreateWithFlags(kCFAllocatorDefault,
+                                                       kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly,
+                                                       [.biometryCurrentSet, .or, .devicePasscode], &error) else {
+        throw error!.takeRetainedValue() as any Error
+    }
+    let query: [String: Any] = [kSecClass as String: kSecClassGenericPassword,
+                                kSecAttrAccount as String: account,
+                                kSecAttrAccessControl as String: access,
+                                kSecValueData as String: secret]
+    return SecItemAdd(query as CFDictionary, nil)
+}
+
 extension KeychainSuites {
     @Suite("iOS value spellings")
     struct IOSValueSpellingTests {
@@ -83,6 +98,22 @@ extension KeychainSuites {
                 }
                 let found = item as! SecCertificate
                 #expect(found == certificate && CFGetTypeID(found) != SecKeyGetTypeID())
+            }
+        }
+
+        @Test("access-controlled items compile and are refused with errSecUnimplemented, storing nothing")
+        func accessControl() async throws {
+            try await withKeychain { _, _, _ in
+                let status = try saveBiometryProtected(Data("pin".utf8), account: "bio")
+                #expect(status == errSecUnimplemented)
+                let stored: [String: Any] = [kSecClass as String: kSecClassGenericPassword,
+                                             kSecAttrAccount as String: "bio"]
+                #expect(SecItemCopyMatching(stored as CFDictionary, nil) == errSecItemNotFound)
+                var error: Unmanaged<CFError>?
+                #expect(SecAccessControlCreateWithFlags(nil, "not an accessibility" as CFString, .userPresence,
+                                                        &error) == nil)
+                let failure = error?.takeRetainedValue()
+                #expect(failure?.domain == NSOSStatusErrorDomain && failure?.code == Int(errSecParam))
             }
         }
     }
