@@ -116,5 +116,50 @@ extension KeychainSuites {
                 #expect(failure?.domain == NSOSStatusErrorDomain && failure?.code == Int(errSecParam))
             }
         }
+
+        @Test("values round-trip byte for byte: empty, binary with NUL, large, non-ASCII names",
+              arguments: Provider.allCases)
+        func valueRoundTrips(provider: Provider) async throws {
+            try await withKeychain(provider) { _, _, _ in
+                let values: [String: Data] = [
+                    "empty": Data(), "binary": Data([0, 255, 0, 1, 0x80, 0xC3]),
+                    "large": Data((0..<100_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }),
+                    "ünïcødé 🔑": Data("pässwörd 🔒".utf8),
+                ]
+                for (account, value) in values {
+                    let add: [String: Any] = [kSecClass as String: kSecClassGenericPassword,
+                                              kSecAttrAccount as String: account, kSecValueData as String: value]
+                    #expect(SecItemAdd(add as CFDictionary, nil) == errSecSuccess, "\(account)")
+                }
+                var item: CFTypeRef?
+                let all: [String: Any] = [kSecClass as String: kSecClassGenericPassword,
+                                          kSecMatchLimit as String: kSecMatchLimitAll,
+                                          kSecReturnAttributes as String: true, kSecReturnData as String: true]
+                #expect(SecItemCopyMatching(all as CFDictionary, &item) == errSecSuccess)
+                let items = try #require(item as? [[String: Any]])
+                var found: [String: Data] = [:]
+                for entry in items {
+                    if let account = entry[kSecAttrAccount as String] as? String {
+                        found[account] = entry[kSecValueData as String] as? Data
+                    }
+                }
+                #expect(found == values)
+
+                // Data alone for every match is an array of Data on iOS.
+                let dataOnly: [String: Any] = [kSecClass as String: kSecClassGenericPassword,
+                                               kSecMatchLimit as String: kSecMatchLimitAll,
+                                               kSecReturnData as String: true]
+                #expect(SecItemCopyMatching(dataOnly as CFDictionary, &item) == errSecSuccess)
+                #expect(Set(try #require(item as? [Data])) == Set(values.values))
+
+                // Accessibility can change in an update; an attribute of another class cannot appear.
+                let one: [String: Any] = [kSecClass as String: kSecClassGenericPassword,
+                                          kSecAttrAccount as String: "binary"]
+                #expect(SecItemUpdate(one as CFDictionary, [kSecAttrAccessible as String:
+                                      kSecAttrAccessibleAfterFirstUnlock] as CFDictionary) == errSecSuccess)
+                let server = one.merging([kSecAttrServer as String: "example.com"]) { $1 }
+                #expect(SecItemCopyMatching(server as CFDictionary, nil) == errSecNoSuchAttr)
+            }
+        }
     }
 }
