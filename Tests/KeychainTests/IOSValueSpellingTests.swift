@@ -25,6 +25,22 @@ private func saveBiometryProtected(_ secret: Data, account: String) throws -> OS
     return SecItemAdd(query as CFDictionary, nil)
 }
 
+/// A fresh symmetric key, made and kept the way apps do.
+private func makeAndStoreKey(account: String) throws -> Data {
+    var bytes = [UInt8](repeating: 0, count: 32)
+    let result = SecRandomCopyBytes(kSecRandomDefault, bytes.count, &bytes)
+    guard result == errSecSuccess else { throw NSError(domain: NSOSStatusErrorDomain, code: Int(result)) }
+    let key = Data(bytes)
+    let query: [String: Any] = [kSecClass as String: kSecClassGenericPassword,
+                                kSecAttrService as String: "encryption-key",
+                                kSecAttrAccount as String: account,
+                                kSecAttrAccessible as String: kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly,
+                                kSecValueData as String: key]
+    let status = SecItemAdd(query as CFDictionary, nil)
+    guard status == errSecSuccess else { throw NSError(domain: NSOSStatusErrorDomain, code: Int(status)) }
+    return key
+}
+
 extension KeychainSuites {
     @Suite("iOS value spellings")
     struct IOSValueSpellingTests {
@@ -159,6 +175,22 @@ extension KeychainSuites {
                                       kSecAttrAccessibleAfterFirstUnlock] as CFDictionary) == errSecSuccess)
                 let server = one.merging([kSecAttrServer as String: "example.com"]) { $1 }
                 #expect(SecItemCopyMatching(server as CFDictionary, nil) == errSecNoSuchAttr)
+            }
+        }
+
+        @Test("a key made with SecRandomCopyBytes is stored and read back")
+        func randomKey() async throws {
+            try await withKeychain { _, _, _ in
+                let first = try makeAndStoreKey(account: "one")
+                let second = try makeAndStoreKey(account: "two")
+                #expect(first.count == 32 && first != second)  // equal draws: probability 2^-256
+                #expect(readGenericPassword(service: "encryption-key", account: "one").0 == errSecSuccess)
+                var nonce = Data(count: 12)
+                let status = nonce.withUnsafeMutableBytes { SecRandomCopyBytes(kSecRandomDefault, 12, $0.baseAddress!) }
+                #expect(status == errSecSuccess && nonce != Data(count: 12))
+                var nothing: [UInt8] = []
+                #expect(SecRandomCopyBytes(kSecRandomDefault, 0, &nothing) == errSecSuccess)
+                #expect(SecRandomCopyBytes(nil, -1, &nothing) == errSecParam)
             }
         }
     }
