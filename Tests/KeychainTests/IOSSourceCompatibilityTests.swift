@@ -56,6 +56,20 @@ extension KeychainSuites {
             }
         }
 
+        @Test("the account-only style with delete-then-add and a kept result code", arguments: Provider.allCases)
+        func accountOnlyStyle(provider: Provider) async throws {
+            try await withKeychain(provider) { _, _, _ in
+                let keychain = PrefixedKeychain(keyPrefix: "app_")
+                #expect(keychain.get("token") == nil && keychain.lastResultCode == errSecItemNotFound)
+                #expect(keychain.set("one", forKey: "token") && keychain.set("two", forKey: "token"))
+                #expect(keychain.set("x", forKey: "other"))
+                #expect(keychain.get("token") == "two")
+                #expect(keychain.allKeys.sorted() == ["app_other", "app_token"])
+                #expect(keychain.clear() && keychain.allKeys.isEmpty)
+                #expect(keychain.lastResultCode == errSecItemNotFound && !keychain.clear())
+            }
+        }
+
         @Test("statuses read as iOS reports them: noErr, OSStatus values, messages and NSError")
         func statusHandling() async throws {
             try await withKeychain { _, _, _ in
