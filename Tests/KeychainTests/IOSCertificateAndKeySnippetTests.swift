@@ -69,6 +69,81 @@ private func loadKey(tag: String) throws -> SecKey {
     return key
 }
 
+// The key-store shape apps use for keys made elsewhere (CryptoKit-style x963 or raw representations):
+// CFString-keyed literals coerced to [String: Any], a switch over the status, and an OSStatus message extension.
+
+private struct KeyStoreError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+extension OSStatus {
+    var message: String {
+        (SecCopyErrorMessageString(self, nil) as String?) ?? String(self)
+    }
+}
+
+private func storeKey(x963Representation: Data, label: String) throws {
+    let attributes = [kSecAttrKeyType: kSecAttrKeyTypeECSECPrimeRandom,
+                      kSecAttrKeyClass: kSecAttrKeyClassPrivate] as [String: Any]
+    var error: Unmanaged<CFError>?
+    guard let secKey = SecKeyCreateWithData(x963Representation as CFData, attributes as CFDictionary, &error) else {
+        throw KeyStoreError(error.debugDescription)
+    }
+    let query = [kSecClass: kSecClassKey,
+                 kSecAttrApplicationLabel: label,
+                 kSecAttrAccessible: kSecAttrAccessibleWhenUnlocked,
+                 kSecUseDataProtectionKeychain: true,
+                 kSecValueRef: secKey] as [String: Any]
+    let status = SecItemAdd(query as CFDictionary, nil)
+    guard status == errSecSuccess else { throw KeyStoreError("Unable to store item: \(status.message)") }
+}
+
+private func readKey(label: String) throws -> Data? {
+    let query = [kSecClass: kSecClassKey,
+                 kSecAttrApplicationLabel: label,
+                 kSecAttrKeyType: kSecAttrKeyTypeECSECPrimeRandom,
+                 kSecUseDataProtectionKeychain: true,
+                 kSecReturnRef: true] as [String: Any]
+    var item: CFTypeRef?
+    var secKey: SecKey
+    switch SecItemCopyMatching(query as CFDictionary, &item) {
+    case errSecSuccess: secKey = item as! SecKey
+    case errSecItemNotFound: return nil
+    case let status: throw KeyStoreError("Keychain read failed: \(status.message)")
+    }
+    var error: Unmanaged<CFError>?
+    guard let data = SecKeyCopyExternalRepresentation(secKey, &error) as Data? else {
+        throw KeyStoreError(error.debugDescription)
+    }
+    return data
+}
+
+private func storeRawKey(_ rawRepresentation: Data, account: String) throws {
+    let query = [kSecClass: kSecClassGenericPassword,
+                 kSecAttrAccount: account,
+                 kSecAttrAccessible: kSecAttrAccessibleWhenUnlocked,
+                 kSecUseDataProtectionKeychain: true,
+                 kSecValueData: rawRepresentation] as [String: Any]
+    let status = SecItemAdd(query as CFDictionary, nil)
+    guard status == errSecSuccess else { throw KeyStoreError("Unable to store item: \(status.message)") }
+}
+
+private func readRawKey(account: String) throws -> Data? {
+    let query = [kSecClass: kSecClassGenericPassword,
+                 kSecAttrAccount: account,
+                 kSecUseDataProtectionKeychain: true,
+                 kSecReturnData: true] as [String: Any]
+    var item: CFTypeRef?
+    switch SecItemCopyMatching(query as CFDictionary, &item) {
+    case errSecSuccess:
+        guard let data = item as? Data else { return nil }
+        return data
+    case errSecItemNotFound: return nil
+    case let status: throw KeyStoreError("Keychain read failed: \(status.message)")
+    }
+}
+
 extension KeychainSuites {
     @Suite("iOS certificate and key snippets")
     struct IOSCertificateAndKeySnippetTests {
@@ -148,6 +223,28 @@ extension KeychainSuites {
                     == errSecSuccess)
                 #expect(SecItemCopyMatching([kSecClass: kSecClassIdentity, kSecReturnRef: true] as CFDictionary,
                                             &item) == errSecUnimplemented)
+            }
+        }
+
+        @Test("the key-store shape: [CFString: …] literals as [String: Any], status switches, messages",
+              arguments: Provider.allCases)
+        func keyStore(provider: Provider) async throws {
+            try await withKeychain(provider) { _, _, _ in
+                #expect(try readKey(label: "signing") == nil)
+                try storeKey(x963Representation: KeyTests.ecPrivate, label: "signing")
+                #expect(try readKey(label: "signing") == KeyTests.ecPrivate)
+                do {
+                    try storeKey(x963Representation: KeyTests.ecPrivate, label: "signing")
+                    Issue.record("a second add of the same key succeeded")
+                } catch {
+                    #expect("\(error)" == "Unable to store item: The specified item already exists in the keychain.")
+                }
+
+                let raw = Data((1...32).map { UInt8($0) })
+                #expect(try readRawKey(account: "symmetric") == nil)
+                try storeRawKey(raw, account: "symmetric")
+                #expect(try readRawKey(account: "symmetric") == raw)
+                #expect(OSStatus(-12345).message == "OSStatus -12345")  // Apple's text for a code it does not know
             }
         }
     }
