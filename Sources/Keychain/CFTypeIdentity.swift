@@ -2,7 +2,7 @@
 // CFGetTypeID and the …GetTypeID functions Security code compares it with, on Linux.
 
 #if !canImport(Security)
-public import Foundation
+import Foundation
 
 // On Apple platforms `item as? SecCertificate` draws a warning (a conditional cast to a CoreFoundation type always
 // succeeds), so keychain code checks `CFGetTypeID(item) == SecCertificateGetTypeID()` before `as!`. Here the
