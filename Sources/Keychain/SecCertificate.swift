@@ -41,3 +41,10 @@ public func SecCertificateCopyData(_ certificate: SecCertificate) -> CFData {
 public func SecCertificateCopySubjectSummary(_ certificate: SecCertificate) -> CFString? {
     NSString(string: certificate.summary)
 }
+
+/// The certificate's public key (RSA or elliptic curve), or `nil` for other algorithms or a key that does not
+/// parse. Taking it out of the certificate is parsing; nothing here checks the certificate's signature.
+public func SecCertificateCopyKey(_ certificate: SecCertificate) -> SecKey? {
+    guard let fields = try? CertificateFields(der: certificate.der), let publicKey = fields.publicKey else { return nil }
+    return SecKey(data: publicKey.data, keyClass: 0, keyType: publicKey.keyType)
+}

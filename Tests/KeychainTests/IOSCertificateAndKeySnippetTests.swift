@@ -147,6 +147,22 @@ private func readRawKey(account: String) throws -> Data? {
 extension KeychainSuites {
     @Suite("iOS certificate and key snippets")
     struct IOSCertificateAndKeySnippetTests {
+        /// A self-signed 1024-bit RSA certificate for `CN=rsa.keychain.test`, made for this test.
+        static let rsaCertificate = Data(base64Encoded: """
+            MIICFjCCAX+gAwIBAgIUIyY+PU9tE84ud7XdJL0oNvRV5mYwDQYJKoZIhvcNAQELBQAwHDEaMBgGA1UEAwwRcnNhLmtleWNoYWluLnRlc3QwIB\
+            cNMjYxMTIyMDk0ODU0WhgPMjEyNjEwMjkwOTQ4NTRaMBwxGjAYBgNVBAMMEXJzYS5rZXljaGFpbi50ZXN0MIGfMA0GCSqGSIb3DQEBAQUAA4GN\
+            ADCBiQKBgQDK/2ZCt2Ng2qqVNbDraZAqxCG/jfvEhIC/u/Q+n4SyhVs9DmNl+TPEf9YI4N+KjleO+l7bvsqaduGpchQwsaNTuL97l2u6yWUiRd\
+            kVfo3v5fSh2PsIpY60XMXm38V293b79hyfkM8RW+13oT2sLFdvQOjQN3eqD4QE02qW4LMcuQIDAQABo1MwUTAdBgNVHQ4EFgQUo+9ayoBj+iQp\
+            praacZmk7kNYgxMwHwYDVR0jBBgwFoAUo+9ayoBj+iQppraacZmk7kNYgxMwDwYDVR0TAQH/BAUwAwEB/zANBgkqhkiG9w0BAQsFAAOBgQCjnR\
+            WUIONzp+YuNdcRQ8DAeFR3plvBgfl+q5ZHs7kINKO/jXDGL5zGvPzqcC4lh5cC1bAZwNzkNunhx/qECFDMkZ/gqIJ9l65vjRUcg7VvoufLGrVY\
+            o4a7qcgwjVj8thRrxM1hWgNgSKQxoLuJ430T2v3+0v8OJA3hiMaqwpnDQA==
+            """)!
+        /// Its public key as PKCS#1 RSAPublicKey.
+        static let rsaPublicKey = Data(base64Encoded: """
+            MIGJAoGBAMr/ZkK3Y2DaqpU1sOtpkCrEIb+N+8SEgL+79D6fhLKFWz0OY2X5M8R/1gjg34qOV476Xtu+ypp24alyFDCxo1O4v3uXa7rJZSJF2R\
+            V+je/l9KHY+wiljrRcxebfxXb3dvv2HJ+QzxFb7XehPawsV29A6NA3d6oPhATTapbgsxy5AgMBAAE=
+            """)!
+
         @Test("a SecCertificate is stored with kSecValueRef and comes back with kSecReturnRef",
               arguments: Provider.allCases)
         func storeAndLoad(provider: Provider) async throws {
@@ -160,6 +176,14 @@ extension KeychainSuites {
                 #expect(summary == "keychain.test")
                 let der = SecCertificateCopyData(certificate) as Data
                 #expect(der == CertificateTests.der)
+                // Public-key pinning reads the certificate's key out as bytes.
+                let publicKey = try #require(SecCertificateCopyKey(certificate))
+                #expect(SecKeyCopyExternalRepresentation(publicKey, nil) as Data? == KeyTests.ecPublic)
+                #expect((SecKeyCopyAttributes(publicKey) as? [String: Any])?[kSecAttrKeyClass as String] as? Int == 0)
+                let rsaCertificate = try #require(SecCertificateCreateWithData(nil, Self.rsaCertificate as CFData))
+                let rsaKey = try #require(SecCertificateCopyKey(rsaCertificate))
+                #expect(SecKeyCopyExternalRepresentation(rsaKey, nil) as Data? == Self.rsaPublicKey)
+                #expect((SecKeyCopyAttributes(rsaKey) as? [String: Any])?[kSecAttrKeySizeInBits as String] as? Int == 1024)
 
                 // The reference beside attributes, and in a list.
                 var item: CFTypeRef?
