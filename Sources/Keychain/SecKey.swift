@@ -35,7 +35,8 @@ public final class SecKey: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String {
         let kind = ["public", "private", "symmetric"][Int(keyClass)]
-        return "<SecKey \(keyType == KeyFields.rsa ? "RSA" : "EC") \(kind), \(fields.sizeInBits) bits>"
+        let algorithm = [KeyFields.rsa: "RSA", KeyFields.ellipticCurve: "EC"][keyType] ?? "type \(keyType)"
+        return "<SecKey \(algorithm) \(kind), \(fields.sizeInBits) bits>"
     }
 }
 

@@ -228,6 +228,7 @@ extension KeychainSuites {
                 #expect(throws: CertificateStoreError.self) { try storeKey(key, tag: "com.example.keys.mykey") }
                 let loaded = try loadKey(tag: "com.example.keys.mykey")
                 #expect(loaded == key)
+                #expect("\(loaded)" == "<SecKey EC private, 256 bits>")
                 #expect(SecKeyCopyExternalRepresentation(loaded, nil) as Data? == KeyTests.ecPrivate)
 
                 // The stored item carries what the key determines, as if its attributes had been given.
@@ -240,6 +241,16 @@ extension KeychainSuites {
                 #expect(stored[kSecAttrApplicationLabel as String] as? Data == CertificateTests.publicKeyHash)
                 #expect(stored[kSecAttrKeyType as String] as? Int == 73)
                 #expect(stored[kSecValueRef as String] as? SecKey == key)
+
+                // A stored symmetric key comes back as a SecKey too.
+                let symmetric: [String: Any] = [kSecClass as String: kSecClassKey,
+                                                kSecAttrKeyClass as String: kSecAttrKeyClassSymmetric,
+                                                kSecAttrKeyType as String: 2_147_483_649,  // AES
+                                                kSecValueData as String: Data(repeating: 9, count: 16),
+                                                kSecReturnRef as String: true]
+                #expect(SecItemAdd(symmetric as CFDictionary, &item) == errSecSuccess)
+                let aes = try #require(item as? SecKey)
+                #expect("\(aes)" == "<SecKey type 2147483649 symmetric, 128 bits>" && SecKeyCopyPublicKey(aes) == nil)
 
                 // With its certificate beside it, the key forms an identity this library cannot return.
                 #expect(SecItemAdd([kSecValueRef as String: try #require(
