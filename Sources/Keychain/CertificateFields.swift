@@ -20,12 +20,19 @@ struct CertificateFields {
     let publicKeyHash: Data
     /// The subject's common name, else its last attribute value: the default label.
     let summary: String
+    /// The subject public key as Apple's external representation with its `kSecAttrKeyType` (RSA: the PKCS#1
+    /// RSAPublicKey inside the bit string; elliptic curves: the X9.63 point), or `nil` for other algorithms.
+    let publicKey: (data: Data, keyType: Int64)?
 
     /// `kSecAttrCertificateEncoding` for DER, Apple's only value on iOS.
     static let derEncoding = 3
 
     private static let subjectKeyIdentifierOID: [UInt8] = [0x55, 0x1d, 0x0e]  // 2.5.29.14
     private static let commonNameOID: [UInt8] = [0x55, 0x04, 0x03]  // 2.5.4.3
+    private static let keyTypes: [[UInt8]: Int64] = [
+        [0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x01, 0x01]: KeyFields.rsa,  // 1.2.840.113549.1.1.1 rsaEncryption
+        [0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01]: KeyFields.ellipticCurve,  // 1.2.840.10045.2.1 id-ecPublicKey
+    ]
 
     /// Parses a DER certificate.
     /// - Throws: `errSecParam` when `der` is not one (Apple's answer to undecodable certificate data).
@@ -53,9 +60,11 @@ struct CertificateFields {
             _ = try tbs.next(DERElement.sequence)  // validity
             let subjectName = try tbs.next(DERElement.sequence)
             var keyInfo = DERReader(try tbs.next(DERElement.sequence).content)
-            _ = try keyInfo.next(DERElement.sequence)  // algorithm
+            var algorithm = DERReader(try keyInfo.next(DERElement.sequence).content)
+            let algorithmID = try algorithm.next()
             let keyBits = try keyInfo.next(DERElement.bitString).content
             guard keyBits.first == 0 else { throw DERError() }  // whole bytes only
+            publicKey = Self.keyTypes[Array(algorithmID.content)].map { (Data(keyBits.dropFirst()), $0) }
             var keyID: Data?
             while !tbs.isAtEnd {
                 let optional = try tbs.next()

@@ -27,6 +27,12 @@ public typealias CFBoolean = NSNumber
 public typealias CFDate = NSDate
 /// Any CoreFoundation object: results of `SecItemCopyMatching` arrive as one.
 public typealias CFTypeRef = AnyObject
+/// Apple's memory allocator handle; Security functions accept one and ignore it here.
+public final class CFAllocator: Sendable {}
+/// The default allocator, as callers pass it to `SecCertificateCreateWithData`.
+public let kCFAllocatorDefault: CFAllocator? = nil
+/// Apple's toll-free bridged error; `SecKey…` functions report failures as one.
+public typealias CFError = NSError
 /// The result code of every Security function (`errSec…` constants).
 public typealias OSStatus = Int32
 
@@ -37,4 +43,22 @@ public let noErr: OSStatus = 0
 public let kCFBooleanTrue: CFBoolean! = NSNumber(value: true)
 /// The boolean false object.
 public let kCFBooleanFalse: CFBoolean! = NSNumber(value: false)
+
+// Keychain code written against Darwin's Foundation builds queries and reads results through key-value coding
+// (`query.setValue(kSecClassGenericPassword, forKey: kSecClass as String)`, `result.value(forKey: …)`).
+// swift-corelibs-foundation has no key-value coding; for dictionaries these two calls mean plain key access.
+
+extension NSDictionary {
+    /// The value stored under `key`, as Darwin's key-value coding answers for a dictionary.
+    @_disfavoredOverload
+    public func value(forKey key: String) -> Any? { object(forKey: key) }
+}
+
+extension NSMutableDictionary {
+    /// Stores `value` under `key`, or removes the key for `nil`, as Darwin's key-value coding does.
+    @_disfavoredOverload
+    public func setValue(_ value: Any?, forKey key: String) {
+        if let value { setObject(value, forKey: key as NSString) } else { removeObject(forKey: key) }
+    }
+}
 #endif

@@ -55,7 +55,10 @@ struct ItemQuery: Sendable {
     var requestsResult: Bool { returnData || returnAttributes || returnRef || returnPersistentRef }
 
     /// Whether the result has content: `kSecReturnRef` alone is accepted but yields nothing for passwords.
-    var producesResult: Bool { returnData || returnAttributes || returnPersistentRef }
+    var producesResult: Bool { returnData || returnAttributes || returnPersistentRef || returnsReference }
+
+    /// Whether `kSecReturnRef` asks for `SecCertificate` or `SecKey` objects.
+    var returnsReference: Bool { returnRef && (itemClass == .certificate || itemClass == .key) }
 
     /// The `kSecAttrSynchronizable` filter of a search (absent or false: only non-synchronizable items).
     var synchronizable: SynchronizableFilter {
@@ -83,9 +86,9 @@ struct ItemQuery: Sendable {
         if itemClass == nil, role != .updateAttributes, persistentReference == nil || role == .add {
             throw KeychainFailure(errSecParam)
         }
-        if let itemClass, !itemClass.isSupported { throw KeychainFailure(errSecUnimplemented) }
-        // Certificate and key references need SecCertificate/SecKey types, which do not exist here (mapping §6.4).
-        if itemClass == .certificate || itemClass == .key, returnRef { throw KeychainFailure(errSecUnimplemented) }
+        // Identities are a join of keys and certificates: searches and deletes are answered from it, while adding
+        // or updating one needs SecIdentity objects (see OperationContext.answerIdentityQuery).
+        if itemClass == .identity, role != .search, role != .delete { throw KeychainFailure(errSecUnimplemented) }
     }
 
     private mutating func parse(_ key: String, _ value: KeychainValue, role: Role) throws(KeychainFailure) {
@@ -159,7 +162,19 @@ struct ItemQuery: Sendable {
             }
             persistentReference = data
         case "v_Ref":
-            throw KeychainFailure(errSecUnimplemented)  // needs SecKeychainItem/SecCertificate objects
+            // A SecCertificate is added as its DER, a SecKey as its external representation with its class and
+            // type. Other references (identities, items) need types this library lacks, and matching items by
+            // reference is not supported.
+            guard case .reference(let reference) = value else { throw KeychainFailure(errSecUnimplemented) }
+            guard role == .add, itemClass == nil || itemClass == reference.itemClass, valueData == nil else {
+                throw KeychainFailure(role == .add ? errSecParam : errSecUnimplemented)
+            }
+            itemClass = reference.itemClass  // iOS infers the class from the reference
+            valueData = reference.data
+            if case .key(_, let keyClass, let keyType) = reference {
+                if attributes["kcls"] == nil { attributes["kcls"] = .string(String(keyClass)) }
+                if attributes["type"] == nil { attributes["type"] = .string(String(keyType)) }
+            }
         default:
             throw KeychainFailure(errSecParam)
         }

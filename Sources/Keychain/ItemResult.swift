@@ -11,6 +11,8 @@ struct ResultEntry: Sendable {
     var data: Data?
     var attributes: [String: KeychainValue]?
     var persistentReference: Data?
+    /// The `SecCertificate` or `SecKey` result of `kSecReturnRef`.
+    var reference: ItemReference?
 }
 
 /// A result before it becomes Foundation objects (which are not Sendable, so they are made on the caller's side).
@@ -21,6 +23,7 @@ struct ItemResult: Sendable {
     var returnData: Bool
     var returnAttributes: Bool
     var returnPersistentRef: Bool
+    var returnReference: Bool
 
     init(_ entries: [ResultEntry], for query: ItemQuery, isList: Bool) {
         self.entries = entries
@@ -28,6 +31,7 @@ struct ItemResult: Sendable {
         returnData = query.returnData
         returnAttributes = query.returnAttributes
         returnPersistentRef = query.returnPersistentRef
+        returnReference = query.returnsReference
     }
 
     /// Apple's shape: exactly one return key → the bare value; several → a dictionary of the attributes plus
@@ -39,8 +43,10 @@ struct ItemResult: Sendable {
     }
 
     private func entryObject(_ entry: ResultEntry) -> Any {
-        let requested = [returnData, returnAttributes, returnPersistentRef].filter { $0 }.count
+        let requested = [returnData, returnAttributes, returnPersistentRef, returnReference].filter { $0 }.count
+        let reference = entry.reference?.object
         if requested == 1 {
+            if returnReference, let reference { return reference }
             if returnData { return NSData(data: entry.data ?? Data()) }
             if returnPersistentRef { return NSData(data: entry.persistentReference ?? Data()) }
         }
@@ -51,6 +57,7 @@ struct ItemResult: Sendable {
         }
         if returnData { dictionary["v_Data"] = entry.data ?? Data() }
         if returnPersistentRef { dictionary["v_PersistentRef"] = entry.persistentReference ?? Data() }
+        if returnReference, let reference { dictionary["v_Ref"] = reference }
         return dictionary as NSDictionary
     }
 }
@@ -59,7 +66,7 @@ extension OperationContext {
     /// Builds the result entries for `items`, fetching all secrets in one `GetSecrets` when data is wanted.
     func resultEntries(for items: [StoredItem], query: ItemQuery) async throws -> [ResultEntry] {
         var secrets: [String: Data] = [:]
-        if query.returnData {
+        if query.returnData || query.returnsReference {
             for (path, secret) in try await client.secrets(of: items.map(\.path)) {
                 secrets[path.rawValue] = Data(secret.value.copyBytes())
             }
@@ -68,9 +75,12 @@ extension OperationContext {
             }
         }
         return items.map { item in
-            ResultEntry(data: secrets[item.path.rawValue],
+            ResultEntry(data: query.returnData ? secrets[item.path.rawValue] : nil,
                         attributes: query.returnAttributes ? item.appleAttributes : nil,
-                        persistentReference: query.returnPersistentRef ? item.persistentReference : nil)
+                        persistentReference: query.returnPersistentRef ? item.persistentReference : nil,
+                        reference: query.returnsReference ? secrets[item.path.rawValue].flatMap {
+                            ItemReference(itemClass: item.schema.itemClass, data: $0, attributes: item.appleAttributes)
+                        } : nil)
         }
     }
 }

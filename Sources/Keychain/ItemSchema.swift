@@ -8,9 +8,6 @@ enum ItemClass: String, Sendable, CaseIterable {
     case certificate = "cert"
     case key = "keys"
     case identity = "idnt"
-
-    /// Whether this library stores the class: identities (a join of certificates and keys) are not supported yet.
-    var isSupported: Bool { self != .identity }
 }
 
 /// How an attribute's Apple value is typed and encoded as a Secret Service string (mapping §6.1).

@@ -14,6 +14,8 @@ struct KeyFields {
     let applicationLabel: Data?
     /// `keychain:keyfmt`: `pkcs1`, `x963` or `raw`.
     let format: String
+    /// The public key's external representation (the key itself when it is public); `nil` for symmetric keys.
+    let publicKey: Data?
 
     static let rsa: Int64 = 42
     static let ellipticCurve: Int64 = 73
@@ -31,6 +33,7 @@ struct KeyFields {
             sizeInBits = bytes.count * 8
             applicationLabel = nil
             format = "raw"
+            publicKey = nil
         case (0, Self.ellipticCurve), (1, Self.ellipticCurve):
             let parts = keyClass == 0 ? 2 : 3
             let length = (bytes.count - 1) / parts
@@ -38,6 +41,7 @@ struct KeyFields {
                 throw KeychainFailure(errSecParam)
             }
             sizeInBits = bits
+            publicKey = Data(bytes.prefix(1 + 2 * length))
             applicationLabel = try Self.sha1(Array(bytes.prefix(1 + 2 * length)))
             format = "x963"
         case (0, Self.rsa), (1, Self.rsa):
@@ -45,6 +49,7 @@ struct KeyFields {
             sizeInBits = modulus
             applicationLabel = try Self.sha1(publicKey)
             format = "pkcs1"
+            self.publicKey = Data(publicKey)
         case (0, _), (1, _):
             throw KeychainFailure(errSecUnimplemented)
         default:

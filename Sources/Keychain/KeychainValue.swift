@@ -14,6 +14,8 @@ enum KeychainValue: Sendable, Equatable {
     case date(Date)
     /// A `kSecUseAuthenticationContext` value, reduced to what it decides.
     case authenticationContext(interactionAllowed: Bool)
+    /// A `SecCertificate` or `SecKey` (as `kSecValueRef`).
+    case reference(ItemReference)
     /// Anything else (arrays, references, …); the text names its type for diagnostics.
     case other(String)
 
@@ -30,6 +32,8 @@ enum KeychainValue: Sendable, Equatable {
             self = .date(date)
         } else if type(of: value) == Bool.self, let bool = value as? Bool {
             self = .bool(bool)
+        } else if let reference = ItemReference(value) {
+            self = .reference(reference)
         } else if let context = value as? LAContext {
             self = .authenticationContext(interactionAllowed: !context.interactionNotAllowed)
         } else if let number = value as? NSNumber {
@@ -63,6 +67,7 @@ enum KeychainValue: Sendable, Equatable {
         case .double(let value): value
         case .date(let value): value
         case .authenticationContext(let allowed): allowed
+        case .reference(let reference): reference.object as Any
         case .other(let value): value
         }
     }

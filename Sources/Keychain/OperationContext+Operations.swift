@@ -11,6 +11,7 @@ extension OperationContext {
 
     /// Finds, limits and shapes the matches; `nil` when the query asked for nothing back (an existence check).
     func copyMatching(_ query: ItemQuery) async throws -> ItemResult? {
+        if query.itemClass == .identity { try await answerIdentityQuery(query) }
         var items = try await findItems(query)
         guard !items.isEmpty else { throw KeychainFailure(errSecItemNotFound) }
         if let maximum = query.limit.maximum { items = Array(items.prefix(maximum)) }
@@ -49,6 +50,9 @@ extension OperationContext {
         }
         var entry = try await resultEntries(for: [item], query: ItemQuery.withoutData(query))[0]
         if query.returnData { entry.data = value }
+        if query.returnsReference {
+            entry.reference = ItemReference(itemClass: itemClass, data: value, attributes: item.appleAttributes)
+        }
         return ItemResult([entry], for: query, isList: false)
     }
 
@@ -125,6 +129,7 @@ extension OperationContext {
 
     /// Deletes every match.
     func delete(_ query: ItemQuery) async throws {
+        if query.itemClass == .identity { try await answerIdentityQuery(query) }
         let items = try await findItems(query)
         guard !items.isEmpty else { throw KeychainFailure(errSecItemNotFound) }
         for item in items {
@@ -134,10 +139,11 @@ extension OperationContext {
 }
 
 extension ItemQuery {
-    /// `query` without `kSecReturnData`, for building an add's result from the secret already in hand.
+    /// `query` without `kSecReturnData` and `kSecReturnRef`, for building an add's result from the secret already in hand.
     static func withoutData(_ query: ItemQuery) -> ItemQuery {
         var copy = query
         copy.returnData = false
+        copy.returnRef = false  // a certificate or key reference is the secret too
         return copy
     }
 }

@@ -6,16 +6,20 @@ public import Foundation
 // Each function reads the caller's dictionary into Sendable values on the caller's thread, runs the operation on
 // the library's own thread (see OperationThread), blocks until it ends, and builds the result objects back on the
 // caller's thread. Writes also hold the cross-process FileLock for their whole search-then-write sequence.
+// They are @discardableResult because Swift imports Apple's C functions that way: iOS code that ignores the
+// status (`SecItemDelete(query)`) compiles there without a warning, and must here too.
 
 /// Adds an item to the keychain (here: the Secret Service provider's default collection).
 ///
-/// Supported classes are generic and internet passwords, certificates (DER in `kSecValueData`) and keys (Apple's
-/// external representation, with `kSecAttrKeyClass` and `kSecAttrKeyType`); identities return `errSecUnimplemented`. An item with the same primary key (for example service + account + access group) makes
-/// this return `errSecDuplicateItem`.
+/// Supported classes are generic and internet passwords, certificates (DER in `kSecValueData`, or a
+/// `SecCertificate` in `kSecValueRef`) and keys (Apple's external representation with `kSecAttrKeyClass` and
+/// `kSecAttrKeyType`, or a `SecKey` in `kSecValueRef`); identities return `errSecUnimplemented`. An item with the
+/// same primary key (for example service + account + access group) makes this return `errSecDuplicateItem`.
 /// - Parameters:
 ///   - attributes: the class, attributes, `kSecValueData`, and optionally `kSecReturn…` keys.
 ///   - result: receives what the return keys ask for; may be `nil` only when no return key is set.
 /// - Returns: `errSecSuccess` or an `errSec…` code.
+@discardableResult
 public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
     result?.pointee = nil
     switch parse(attributes, role: .add) {
@@ -35,6 +39,7 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
 ///     `kSecUse…` keys.
 ///   - result: receives the bare value, a dictionary, or (for limits other than one) an array of them.
 /// - Returns: `errSecSuccess` or an `errSec…` code.
+@discardableResult
 public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
     result?.pointee = nil
     switch parse(query, role: .search) {
@@ -52,6 +57,7 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
 ///     `kSecUse…` keys.
 /// - Returns: `errSecSuccess`, `errSecItemNotFound` when nothing matched, `errSecDuplicateItem` when the change
 ///   would give two items the same primary key (then nothing is written), or another `errSec…` code.
+@discardableResult
 public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDictionary) -> OSStatus {
     let parsed: ItemQuery
     let update: ItemQuery
@@ -68,6 +74,7 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
 /// - Parameter query: the class (or `kSecValuePersistentRef`) and attributes; `kSecMatchLimitAll` is tolerated,
 ///   any other `kSecMatch…` or a `kSecReturn…` key is `errSecParam`.
 /// - Returns: `errSecSuccess`, `errSecItemNotFound` when nothing matched, or another `errSec…` code.
+@discardableResult
 public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
     switch parse(query, role: .delete) {
     case .failure(let failure): return failure.status

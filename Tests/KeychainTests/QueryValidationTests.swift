@@ -130,22 +130,21 @@ extension KeychainSuites {
             }
         }
 
-        @Test("identities and certificate or key references are errSecUnimplemented, never a silent success")
-        func unsupportedClasses() {
+        @Test("writing identities and matching by certificate reference are errSecUnimplemented, never a silent success")
+        func unsupportedClasses() throws {
+            let certificate = try #require(SecCertificateCreateWithData(nil, CertificateTests.der as CFData))
             KeychainConfiguration.withConfiguration(Self.nowhere) {
                 var item: CFTypeRef?
-                #expect(SecItemCopyMatching([kSecClass as String: kSecClassCertificate, kSecReturnRef as String: true]
-                                            as CFDictionary, &item) == errSecUnimplemented)
                 #expect(SecItemCopyMatching([kSecClass as String: kSecClassCertificate,
                                              kSecMatchIssuers as String: [Data()]] as CFDictionary, &item)
                         == errSecUnimplemented)
-                #expect(SecItemCopyMatching([kSecClass as String: kSecClassKey, kSecReturnRef as String: true]
-                                            as CFDictionary, &item) == errSecUnimplemented)
-                for itemClass in [kSecClassIdentity] {
-                    #expect(SecItemAdd([kSecClass as String: itemClass] as CFDictionary, nil) == errSecUnimplemented)
-                    #expect(SecItemCopyMatching([kSecClass as String: itemClass] as CFDictionary, nil) == errSecUnimplemented)
-                    #expect(SecItemDelete([kSecClass as String: itemClass] as CFDictionary) == errSecUnimplemented)
-                }
+                #expect(SecItemDelete([kSecValueRef as String: certificate] as CFDictionary) == errSecUnimplemented)
+                #expect(SecItemAdd([kSecClass as String: kSecClassGenericPassword, kSecValueRef as String: certificate]
+                                   as CFDictionary, nil) == errSecParam)
+                // Identity searches and deletes reach the provider (IOSSourceCompatibilityTests); writes cannot.
+                let identity = [kSecClass as String: kSecClassIdentity] as CFDictionary
+                #expect(SecItemAdd(identity, nil) == errSecUnimplemented)
+                #expect(SecItemUpdate(identity, [kSecAttrLabel as String: "x"] as CFDictionary) == errSecUnimplemented)
             }
         }
 
