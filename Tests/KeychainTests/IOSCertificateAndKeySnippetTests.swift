@@ -7,6 +7,7 @@ import Security
 import Keychain
 #endif
 import Foundation
+import SecretServiceTestSupport
 import Testing
 
 private enum CertificateStoreError: Error {

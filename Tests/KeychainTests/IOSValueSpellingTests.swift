@@ -8,6 +8,7 @@ import Security
 import Keychain
 #endif
 import Foundation
+import SecretServiceTestSupport
 import Testing
 
 /// The "protect with biometry" save most apps carry somewhere.
