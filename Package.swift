@@ -26,6 +26,7 @@ let package = Package(
         .executable(name: "cofferd", targets: ["cofferd"]),
         .executable(name: "coffer", targets: ["coffer"]),
         .library(name: "Keychain", targets: ["Keychain"]),
+        .library(name: "LocalAuthentication", targets: ["LocalAuthentication"]),
         .library(name: "SecretServiceClient", targets: ["SecretServiceClient"]),
     ],
     dependencies: [
@@ -57,8 +58,10 @@ let package = Package(
             dependencies: ["DBusTransport", "SecretServiceProtocol", "SecretCrypto", log],
             swiftSettings: strict),
         .target(name: "KeyringFiles", dependencies: ["SecretCrypto"], exclude: ["ARCHIVE.md"], swiftSettings: strict),
+        // LAContext for Linux, in a module of Apple's name so iOS code that imports LocalAuthentication builds.
+        .target(name: "LocalAuthentication", swiftSettings: strict),
         .target(
-            name: "Keychain", dependencies: ["SecretServiceClient", "SecretServiceProtocol", "SecretCrypto", "DBusWire"],
+            name: "Keychain", dependencies: ["LocalAuthentication", "SecretServiceClient", "SecretServiceProtocol", "SecretCrypto", "DBusWire"],
             swiftSettings: strict),
 
         // MARK: - Executables
@@ -93,7 +96,7 @@ let package = Package(
             dependencies: ["SecretServiceTestSupport", "SecretServiceClient", "SecretServiceProtocol", "DBusWire", "DBusTransport"],
             swiftSettings: strict),
         .testTarget(
-            name: "KeychainTests", dependencies: ["Keychain", "SecretServiceTestSupport", "SecretServiceClient"],
+            name: "KeychainTests", dependencies: ["Keychain", "LocalAuthentication", "SecretServiceTestSupport", "SecretServiceClient"],
             swiftSettings: strict),
         // A second process for the Keychain cross-process uniqueness test (`swift build --build-tests` builds it).
         .executableTarget(

@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // The Keychain module: Apple's SecItem API for Swift on Linux over any Secret Service provider.
 
+// LAContext travels with the SecItem API (kSecUseAuthenticationContext), as it does for Apple code that imports
+// Security and LocalAuthentication together.
+@_exported public import LocalAuthentication
+
 /// Namespace of the Keychain library: its version and connection management.
 ///
 /// Everyday use needs none of this: call `SecItemAdd`, `SecItemCopyMatching`, `SecItemUpdate` and
