@@ -43,6 +43,10 @@ public final class SecretServiceDaemon: Service {
         ready.finish()
 
         let (events, eventSink) = AsyncStream.makeStream(of: PumpEvent.self)
+        // Calls, the store and the signals all run on the connection's loop thread: a call then crosses no thread
+        // between libdbus and its reply (thread wake-ups dominated the cost of a lookup). The store runs its
+        // Argon2id work on the global executor, so an unlock does not stall the bus.
+        await withTaskExecutorPreference(connection.taskExecutor) {
         await withTaskGroup(of: Void.self) { background in
             background.addTask {
                 for await message in connection.messages { eventSink.yield(.message(message)) }
@@ -61,6 +65,7 @@ public final class SecretServiceDaemon: Service {
             }
             await connection.close()
             background.cancelAll()
+        }
         }
         logger.info("stopped")
     }

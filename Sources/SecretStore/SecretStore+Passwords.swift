@@ -15,7 +15,9 @@ extension SecretStore {
                                              preferredID: String? = nil) async throws(SecretServiceError)
         -> (id: String, created: Bool) {
         if !alias.isEmpty, let existing = await resolveAlias(alias) { return (existing, false) }
-        let (kek, salt, parameters) = try newKeyEncryptionKey(for: password)
+        let (kek, salt, parameters) = try await offTheCallersExecutor { () throws(SecretServiceError) in
+            try newKeyEncryptionKey(for: password)
+        }
         return try await installCollection(label: label, alias: alias, kek: kek, salt: salt, parameters: parameters,
                                            preferredID: preferredID)
     }
@@ -108,11 +110,22 @@ extension SecretStore {
     nonisolated func currentKeyEncryptionKey(of id: String, password: SecretBytes) async throws(SecretServiceError)
         -> (KeyWrap, SecretBytes) {
         let wrap = try await keyWrap(of: id)
-        do {
-            return (wrap, try KeyWrapping.keyEncryptionKey(password: password, salt: wrap.salt,
-                                                           parameters: wrap.parameters))
-        } catch {
-            throw .failed("the password could not be processed")
+        return try await offTheCallersExecutor { () throws(SecretServiceError) in
+            do {
+                return (wrap, try KeyWrapping.keyEncryptionKey(password: password, salt: wrap.salt,
+                                                               parameters: wrap.parameters))
+            } catch {
+                throw .failed("the password could not be processed")
+            }
+        }
+    }
+
+    /// Runs Argon2id work (slow by design) on the global concurrent executor, whatever executor the calling task
+    /// prefers: cofferd runs its calls on the D-Bus loop thread, which a derivation must not stall.
+    nonisolated func offTheCallersExecutor<T: Sendable>(_ body: () throws(SecretServiceError) -> T) async
+        throws(SecretServiceError) -> T {
+        try await withTaskExecutorPreference(globalConcurrentExecutor) { () async throws(SecretServiceError) -> T in
+            try body()
         }
     }
 
@@ -172,7 +185,9 @@ extension SecretStore {
     public nonisolated func changePassword(of id: String, from old: SecretBytes, to new: SecretBytes) async
         throws(SecretServiceError) -> Bool {
         let (_, oldKEK) = try await currentKeyEncryptionKey(of: id, password: old)
-        let (newKEK, salt, parameters) = try newKeyEncryptionKey(for: new)
+        let (newKEK, salt, parameters) = try await offTheCallersExecutor { () throws(SecretServiceError) in
+            try newKeyEncryptionKey(for: new)
+        }
         return try await finishPasswordChange(id, oldKEK: oldKEK, newKEK: newKEK, salt: salt, parameters: parameters)
     }
 
