@@ -100,9 +100,12 @@ extension SecretStore {
     /// - Returns: `false` when the password is wrong (nothing changes).
     /// - Throws: `noSuchObject` (also when the file fails verification: the collection is then taken out of service
     ///   and its file left untouched), `failed`.
-    public nonisolated func unlock(_ id: String, password: SecretBytes) async throws(SecretServiceError) -> Bool {
+    /// - Parameter announcing: whether to announce the change of every item (two events per item); a daemon that
+    ///   unlocks before it serves anyone passes `false`, as no client can hold a proxy yet.
+    public nonisolated func unlock(_ id: String, password: SecretBytes, announcing: Bool = true) async
+        throws(SecretServiceError) -> Bool {
         let (_, kek) = try await currentKeyEncryptionKey(of: id, password: password)
-        return try await finishUnlock(id, kek: kek)
+        return try await finishUnlock(id, kek: kek, announcing: announcing)
     }
 
     /// The collection's current key wrap and the key-encryption key `password` gives for it. The Argon2id work runs
@@ -134,7 +137,7 @@ extension SecretStore {
         return wrap
     }
 
-    func finishUnlock(_ id: String, kek: SecretBytes) throws(SecretServiceError) -> Bool {
+    func finishUnlock(_ id: String, kek: SecretBytes, announcing: Bool = true) throws(SecretServiceError) -> Bool {
         let current = try state(of: id)
         guard let file = current.file else { return true }
         guard current.isLocked else { return true }
@@ -144,7 +147,7 @@ extension SecretStore {
             state.isLocked = false
             collections[id] = state
             markUnlocked(id)
-            announceLockChange(of: state, changed: [.locked, .label, .attributes, .modified])
+            if announcing { announceLockChange(of: state, changed: [.locked, .label, .attributes, .modified]) }
             return true
         } catch {
             markUnavailable(id, reason: "\(error)")
