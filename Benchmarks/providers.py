@@ -130,6 +130,18 @@ class Provider:
     def data_dir(self, home):
         return None
 
+    def cached_template(self, scratch, tag, n, log, how, prepare):
+        """The HOME under scratch/templates holding the N-item state; `prepare(instance)` makes it the first time."""
+        path = os.path.join(scratch, "templates", f"{self.name}-{n}-{tag}")
+        if os.path.exists(os.path.join(path, "complete")):
+            return os.path.join(path, "home")
+        shutil.rmtree(path, ignore_errors=True)
+        log(f"preparing {self.name} with {n} items ({how}; cached in {path})")
+        instance = Instance(self, path)
+        prepare(instance)
+        open(os.path.join(path, "complete"), "w").close()
+        return instance.home
+
 
 class NullProvider(Provider):
     reads_password = False
@@ -156,21 +168,17 @@ class Cofferd(Provider):
     def template(self, scratch, client, n, log):
         with open(self.binary, "rb") as f:
             version = hashlib.sha256(f.read()).hexdigest()[:12]
-        path = os.path.join(scratch, "templates", f"cofferd-{n}-{version}")
-        if os.path.exists(os.path.join(path, "complete")):
-            return os.path.join(path, "home")
-        shutil.rmtree(path, ignore_errors=True)
-        log(f"preparing cofferd with {n} items (stores through the client; cached in {path})")
-        instance = Instance(self, path)
-        try:
-            instance.start(client, 0)
-            filler = subprocess.run([client, "fill", str(n), "0"], env=instance.env, timeout=7200)
-            if filler.returncode != 0:
-                raise RuntimeError("filling cofferd failed")
-        finally:
-            instance.stop()
-        open(os.path.join(path, "complete"), "w").close()
-        return instance.home
+
+        def fill(instance):
+            try:
+                instance.start(client, 0)
+                filler = subprocess.run([client, "fill", str(n), "0"], env=instance.env, timeout=7200)
+                if filler.returncode != 0:
+                    raise RuntimeError("filling cofferd failed")
+            finally:
+                instance.stop()
+
+        return self.cached_template(scratch, version, n, log, "stores through the client", fill)
 
 
 class GnomeKeyring(Provider):
@@ -193,12 +201,10 @@ class GnomeKeyring(Provider):
         makes it write the ordinary encrypted login.keyring — the same file N normal stores would have produced."""
         version = subprocess.run([self.binary, "--version"], capture_output=True, text=True).stdout.strip()
         tag = hashlib.sha256(version.encode()).hexdigest()[:12]
-        path = os.path.join(scratch, "templates", f"gnome-keyring-{n}-{tag}")
-        if os.path.exists(os.path.join(path, "complete")):
-            return os.path.join(path, "home")
-        shutil.rmtree(path, ignore_errors=True)
-        log(f"preparing gnome-keyring with {n} items (textual keyring re-encrypted by gnome-keyring; cached in {path})")
-        instance = Instance(self, path)
+        return self.cached_template(scratch, tag, n, log, "textual keyring re-encrypted by gnome-keyring",
+                                    lambda instance: self.fill(instance, client, n))
+
+    def fill(self, instance, client, n):
         keyrings = self.data_dir(instance.home)
         os.makedirs(keyrings, exist_ok=True)
         now = int(time.time())
@@ -222,5 +228,3 @@ class GnomeKeyring(Provider):
         with open(os.path.join(keyrings, "login.keyring"), "rb") as f:
             if not f.read(16).startswith(b"GnomeKeyring\n\r\0\n"):
                 raise RuntimeError("gnome-keyring did not write an encrypted keyring")
-        open(os.path.join(path, "complete"), "w").close()
-        return instance.home

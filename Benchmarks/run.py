@@ -57,9 +57,11 @@ def run_client(client, instance, op, count, n, budget_ms, stdin=None):
     return [line.split() for line in done.stdout.splitlines()]
 
 
-def concurrent(client, instance, n, count):
-    """Four clients doing lookups at once; lookups per second over the span they all ran."""
-    procs = [subprocess.Popen([client, "concurrent", str(count), str(n)], env=instance.env, stdout=subprocess.PIPE,
+def concurrent(client, instance, n, count, budget_ms):
+    """Four clients doing lookups at once; lookups per second over the span they all ran. Each stops after the
+    same time budget, so a slow provider is measured as long as a fast one."""
+    env = dict(instance.env, BENCH_BUDGET_MS=str(budget_ms))
+    procs = [subprocess.Popen([client, "concurrent", str(count), str(n)], env=env, stdout=subprocess.PIPE,
                               text=True) for _ in range(4)]
     spans = []
     for p in procs:
@@ -119,7 +121,8 @@ def one_round(args, providers, templates, client, n, rnd, results, scratch):
         for (name, op), (used, made) in cpu.items():
             results.setdefault((n, name, "cpu_" + op), []).append(used / made if made else None)
         for p in order:
-            record(p, "concurrent", concurrent(client, instances[p.name], n, max(20, 200 // args.scale)))
+            record(p, "concurrent", concurrent(client, instances[p.name], n, max(20, 500 // args.scale),
+                                               args.budget_ms))
     finally:
         for inst in instances.values():
             inst.stop()
