@@ -81,7 +81,8 @@ def targets(results, sizes):
             out.append(f"- {label}: not measured")
             return
         met = value <= limit if at_most else value >= limit
-        out.append(f"- {label}: {value:.2f} (target {'≤' if at_most else '≥'} {limit}) — {'met' if met else 'NOT met'}")
+        bound = "≤" if at_most else "≥"
+        out.append(f"- {label}: {value:.2f} (target {bound} {limit}) — {'met' if met else 'NOT met'}")
 
     for n in sizes:
         check(f"lookup p50 / floor at {n:,}", paired_ratio(results, n, "lookup", "cofferd", "null"), 1.5)

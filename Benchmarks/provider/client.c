@@ -273,7 +273,8 @@ static void gnome_keyring_set_password(client *c) {
     dbus_message_iter_next(&iter);
     const char *session;
     dbus_message_iter_get_basic(&iter, &session);
-    const char *collection = SS_PATH "/collection/login", *interface = "org.gnome.keyring.InternalUnsupportedGuiltRiddenInterface";
+    const char *collection = SS_PATH "/collection/login";
+    const char *interface = "org.gnome.keyring.InternalUnsupportedGuiltRiddenInterface";
     msg = method(SS_PATH, interface, "UnlockWithMasterPassword");
     dbus_message_iter_init_append(msg, &iter);
     dbus_message_iter_append_basic(&iter, DBUS_TYPE_OBJECT_PATH, &collection);

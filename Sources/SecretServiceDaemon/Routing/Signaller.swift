@@ -54,7 +54,8 @@ struct Signaller {
     /// PropertiesChanged with a collection's current Items list.
     private func announceItems(of collection: String) async {
         guard let items = try? await CollectionAdaptor(context: context).itemPaths(of: collection) else { return }
-        await propertiesChanged(SecretServiceNames.collectionInterface, ["Items": items], at: await paths(of: collection))
+        await propertiesChanged(SecretServiceNames.collectionInterface, ["Items": items],
+                                at: await paths(of: collection))
     }
 
     /// A collection's canonical path and the alias paths that lead to it; clients hold proxies on either.
