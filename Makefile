@@ -111,3 +111,17 @@ verify-unit:
 
 clean:
 	swift package clean
+
+# The side-by-side benchmark (README, "Performance"): cofferd (release), gnome-keyring and a null provider, each on a
+# private bus, driven by one C client. `make bench BENCH_MODE=quick` is a one-minute smoke run; BENCH_ARGS passes
+# more runner options (--sizes, --rounds, --providers, --json FILE).
+BENCH_PACKAGES = gcc libc6-dev python3 gnome-keyring
+BENCH_MODE ?= full
+BENCH_ARGS ?=
+
+.PHONY: bench
+bench: setup
+	$(call apt_install,$(BENCH_PACKAGES))
+	swift build -c release --product cofferd
+	python3 Benchmarks/run.py --cofferd "$$(swift build -c release --show-bin-path)/cofferd" \
+	  $(if $(filter quick,$(BENCH_MODE)),--quick) $(BENCH_ARGS)

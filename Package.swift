@@ -28,6 +28,10 @@ let package = Package(
         .library(name: "Keychain", targets: ["Keychain"]),
         .library(name: "LocalAuthentication", targets: ["LocalAuthentication"]),
         .library(name: "SecretServiceClient", targets: ["SecretServiceClient"]),
+        // The internal modules, for the micro-benchmarks package in Benchmarks/Micro (not a supported API).
+        .library(
+            name: "CofferInternals",
+            targets: ["DBusWire", "DBusTransport", "SecretCrypto", "SecretServiceProtocol", "SecretStore"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),

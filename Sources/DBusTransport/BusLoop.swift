@@ -16,6 +16,8 @@ final class BusLoop: SerialExecutor, @unchecked Sendable {
 
     private enum Job {
         case swift(UnownedJob)
+        /// A job of a task that prefers this loop as its task executor (see ``BusLoopTaskExecutor``).
+        case task(UnownedJob)
         case closure(@Sendable () -> Void)
     }
 
@@ -33,6 +35,8 @@ final class BusLoop: SerialExecutor, @unchecked Sendable {
     private enum Next { case exit, runJobs, pollNow, pollAndWait }
 
     private let shared = Mutex(Shared())
+    /// This loop's thread as a task executor. Set once in init, before the thread starts, and never changed.
+    private(set) var taskExecutor: BusLoopTaskExecutor!
     private let wakeFD: Int32
     private let name: String
     /// The polled I/O; loop thread only.
@@ -45,6 +49,7 @@ final class BusLoop: SerialExecutor, @unchecked Sendable {
         let fd = cdbus_eventfd_create()
         precondition(fd >= 0, "eventfd failed: errno \(errno)")
         wakeFD = fd
+        taskExecutor = BusLoopTaskExecutor(loop: self)
         shared.withLock { $0.threadRunning = true }
         spawnThread()
     }
@@ -78,6 +83,10 @@ final class BusLoop: SerialExecutor, @unchecked Sendable {
     // MARK: - Scheduling
 
     /// Runs `body` on the loop thread, after the jobs already queued.
+    func enqueueTask(_ job: UnownedJob) {
+        submit(.task(job))
+    }
+
     func execute(_ body: @escaping @Sendable () -> Void) {
         submit(.closure(body))
     }
@@ -155,6 +164,7 @@ final class BusLoop: SerialExecutor, @unchecked Sendable {
             for job in jobs {
                 switch job {
                 case .swift(let job): job.runSynchronously(on: asUnownedSerialExecutor())
+                case .task(let job): job.runSynchronously(on: taskExecutor.asUnownedTaskExecutor())
                 case .closure(let body): body()
                 }
             }

@@ -26,6 +26,8 @@ public actor Connection {
 
     /// The connection's bus loop thread.
     public nonisolated var unownedExecutor: UnownedSerialExecutor { core.loop.asUnownedSerialExecutor() }
+    /// The connection's bus loop thread as a task executor, for `withTaskExecutorPreference`.
+    public nonisolated var taskExecutor: BusLoopTaskExecutor { core.loop.taskExecutor }
 
     private init(core: ConnectionCore, uniqueName: BusName, messages: AsyncStream<Message>) {
         self.core = core

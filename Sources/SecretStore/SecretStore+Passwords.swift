@@ -15,7 +15,9 @@ extension SecretStore {
                                              preferredID: String? = nil) async throws(SecretServiceError)
         -> (id: String, created: Bool) {
         if !alias.isEmpty, let existing = await resolveAlias(alias) { return (existing, false) }
-        let (kek, salt, parameters) = try newKeyEncryptionKey(for: password)
+        let (kek, salt, parameters) = try await offTheCallersExecutor { () throws(SecretServiceError) in
+            try newKeyEncryptionKey(for: password)
+        }
         return try await installCollection(label: label, alias: alias, kek: kek, salt: salt, parameters: parameters,
                                            preferredID: preferredID)
     }
@@ -98,9 +100,12 @@ extension SecretStore {
     /// - Returns: `false` when the password is wrong (nothing changes).
     /// - Throws: `noSuchObject` (also when the file fails verification: the collection is then taken out of service
     ///   and its file left untouched), `failed`.
-    public nonisolated func unlock(_ id: String, password: SecretBytes) async throws(SecretServiceError) -> Bool {
+    /// - Parameter announcing: whether to announce the change of every item (two events per item); a daemon that
+    ///   unlocks before it serves anyone passes `false`, as no client can hold a proxy yet.
+    public nonisolated func unlock(_ id: String, password: SecretBytes, announcing: Bool = true) async
+        throws(SecretServiceError) -> Bool {
         let (_, kek) = try await currentKeyEncryptionKey(of: id, password: password)
-        return try await finishUnlock(id, kek: kek)
+        return try await finishUnlock(id, kek: kek, announcing: announcing)
     }
 
     /// The collection's current key wrap and the key-encryption key `password` gives for it. The Argon2id work runs
@@ -108,11 +113,22 @@ extension SecretStore {
     nonisolated func currentKeyEncryptionKey(of id: String, password: SecretBytes) async throws(SecretServiceError)
         -> (KeyWrap, SecretBytes) {
         let wrap = try await keyWrap(of: id)
-        do {
-            return (wrap, try KeyWrapping.keyEncryptionKey(password: password, salt: wrap.salt,
-                                                           parameters: wrap.parameters))
-        } catch {
-            throw .failed("the password could not be processed")
+        return try await offTheCallersExecutor { () throws(SecretServiceError) in
+            do {
+                return (wrap, try KeyWrapping.keyEncryptionKey(password: password, salt: wrap.salt,
+                                                               parameters: wrap.parameters))
+            } catch {
+                throw .failed("the password could not be processed")
+            }
+        }
+    }
+
+    /// Runs Argon2id work (slow by design) on the global concurrent executor, whatever executor the calling task
+    /// prefers: cofferd runs its calls on the D-Bus loop thread, which a derivation must not stall.
+    nonisolated func offTheCallersExecutor<T: Sendable>(_ body: () throws(SecretServiceError) -> T) async
+        throws(SecretServiceError) -> T {
+        try await withTaskExecutorPreference(globalConcurrentExecutor) { () async throws(SecretServiceError) -> T in
+            try body()
         }
     }
 
@@ -121,7 +137,7 @@ extension SecretStore {
         return wrap
     }
 
-    func finishUnlock(_ id: String, kek: SecretBytes) throws(SecretServiceError) -> Bool {
+    func finishUnlock(_ id: String, kek: SecretBytes, announcing: Bool = true) throws(SecretServiceError) -> Bool {
         let current = try state(of: id)
         guard let file = current.file else { return true }
         guard current.isLocked else { return true }
@@ -131,7 +147,7 @@ extension SecretStore {
             state.isLocked = false
             collections[id] = state
             markUnlocked(id)
-            announceLockChange(of: state, changed: [.locked, .label, .attributes, .modified])
+            if announcing { announceLockChange(of: state, changed: [.locked, .label, .attributes, .modified]) }
             return true
         } catch {
             markUnavailable(id, reason: "\(error)")
@@ -172,7 +188,9 @@ extension SecretStore {
     public nonisolated func changePassword(of id: String, from old: SecretBytes, to new: SecretBytes) async
         throws(SecretServiceError) -> Bool {
         let (_, oldKEK) = try await currentKeyEncryptionKey(of: id, password: old)
-        let (newKEK, salt, parameters) = try newKeyEncryptionKey(for: new)
+        let (newKEK, salt, parameters) = try await offTheCallersExecutor { () throws(SecretServiceError) in
+            try newKeyEncryptionKey(for: new)
+        }
         return try await finishPasswordChange(id, oldKEK: oldKEK, newKEK: newKEK, salt: salt, parameters: parameters)
     }
 

@@ -56,16 +56,23 @@ struct CollectionAdaptor {
 
     // MARK: - Properties
 
-    func properties(of id: String) async throws(SecretServiceError) -> [String: DBusValue] {
+    /// - Parameter includingItems: whether to list the items (O(n); signals announce the list apart).
+    func properties(of id: String, includingItems: Bool = true) async throws(SecretServiceError)
+        -> [String: DBusValue] {
         let info = try await context.store.collectionInfo(id)
-        let items = try await context.store.itemIDs(in: id)
-        return [
-            "Items": .objectPaths(items.map { Paths.item(id, $0) }),
+        var values: [String: DBusValue] = [
             "Label": .string(info.label),
             "Locked": .boolean(info.isLocked),
             "Created": .uint64(info.created),
             "Modified": .uint64(info.modified),
         ]
+        if includingItems { values["Items"] = try await itemPaths(of: id) }
+        return values
+    }
+
+    /// The value of the Items property.
+    func itemPaths(of id: String) async throws(SecretServiceError) -> DBusValue {
+        .objectPaths(try await context.store.itemIDs(in: id).map { Paths.item(id, $0) })
     }
 
     func setProperty(_ name: String, to value: DBusValue, of id: String) async throws(SecretServiceError) {

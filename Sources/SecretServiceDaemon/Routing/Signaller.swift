@@ -10,12 +10,13 @@ struct Signaller {
     let context: DaemonContext
 
     func run() async {
+        let itemLists = ItemsListCoalescer { [self] collection in await announceItems(of: collection) }
         for await event in context.store.events {
-            await publish(event)
+            await publish(event, itemLists: itemLists)
         }
     }
 
-    func publish(_ event: StoreEvent) async {
+    func publish(_ event: StoreEvent, itemLists: ItemsListCoalescer) async {
         let service = SecretServiceNames.servicePath
         switch event {
         case .collectionCreated(let id):
@@ -30,9 +31,12 @@ struct Signaller {
         case .collectionChanged(let id, let properties):
             await context.emit(SecretServiceNames.serviceInterface, "CollectionChanged", from: service,
                                [.objectPath(Paths.collection(id))])
-            guard let values = try? await CollectionAdaptor(context: context).properties(of: id) else { return }
+            // The other properties go out now; Items, the full list, is spaced out by the coalescer.
+            guard let values = try? await CollectionAdaptor(context: context).properties(of: id, includingItems: false)
+            else { return }
             let changed = values.filter { name, _ in properties.contains { $0.rawValue == name } }
             await propertiesChanged(SecretServiceNames.collectionInterface, changed, at: await paths(of: id))
+            if properties.contains(.items) { await itemLists.itemsChanged(id) }
         case .itemCreated(let collection, let item):
             await itemSignal("ItemCreated", collection, item)
         case .itemDeleted(let collection, let item):
@@ -45,6 +49,13 @@ struct Signaller {
             let changed = values.filter { name, _ in properties.contains { $0.rawValue == name } }
             await propertiesChanged(SecretServiceNames.itemInterface, changed, at: [Paths.item(collection, item)])
         }
+    }
+
+    /// PropertiesChanged with a collection's current Items list.
+    private func announceItems(of collection: String) async {
+        guard let items = try? await CollectionAdaptor(context: context).itemPaths(of: collection) else { return }
+        await propertiesChanged(SecretServiceNames.collectionInterface, ["Items": items],
+                                at: await paths(of: collection))
     }
 
     /// A collection's canonical path and the alias paths that lead to it; clients hold proxies on either.

@@ -1,0 +1,185 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+# The side-by-side benchmark: cofferd, gnome-keyring and a null provider (the floor), driven by one C client.
+#
+#   python3 Benchmarks/run.py --cofferd PATH [--quick] [--sizes 100,1000] [--rounds 5]
+#
+# Each round starts every provider fresh from its cached N-item state, then runs each operation in short turns,
+# provider after provider (the order rotates per round), so machine noise hits all of them alike. A round's value is
+# the median of its calls; the table shows the median over rounds, and ratios are taken within each round first.
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import providers as prov  # noqa: E402
+import report  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SOURCES = ["client.c", "sscall.c", "sscrypto.c", "nullprovider.c"]
+
+# operation -> (calls per turn, metrics the client prints)
+OPERATIONS = {"lookup": 200, "search1": 200, "search100": 50, "get100": 30, "store": 30}
+
+
+def log(message):
+    print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+
+def build(scratch):
+    """Compiles the C client and null provider into the scratch directory."""
+    out = os.path.join(scratch, "bin")
+    os.makedirs(out, exist_ok=True)
+    flags = subprocess.run(["pkg-config", "--cflags", "--libs", "dbus-1", "libgcrypt"], capture_output=True,
+                           text=True, check=True).stdout.split()
+    src = os.path.join(HERE, "provider")
+    common = [os.path.join(src, f) for f in ("sscall.c", "sscrypto.c")]
+    for name, main in (("coffer-bench-client", "client.c"), ("coffer-bench-null", "nullprovider.c")):
+        subprocess.run(["cc", "-O2", "-Wall", "-Wextra", "-o", os.path.join(out, name), os.path.join(src, main)]
+                       + common + flags, check=True)
+    return os.path.join(out, "coffer-bench-client"), os.path.join(out, "coffer-bench-null")
+
+
+def run_client(client, instance, op, count, n, budget_ms, stdin=None):
+    env = dict(instance.env, BENCH_BUDGET_MS=str(budget_ms))
+    done = subprocess.run([client, op, str(count), str(n)], env=env, input=stdin, capture_output=True, text=True,
+                          timeout=3600)
+    if done.returncode != 0:
+        raise RuntimeError(f"{instance.provider.name}: {op} failed: {done.stderr.strip()}")
+    return [line.split() for line in done.stdout.splitlines()]
+
+
+def concurrent(client, instance, n, count, budget_ms):
+    """Four clients doing lookups at once; lookups per second over the span they all ran. Each stops after the
+    same time budget, so a slow provider is measured as long as a fast one."""
+    env = dict(instance.env, BENCH_BUDGET_MS=str(budget_ms))
+    procs = [subprocess.Popen([client, "concurrent", str(count), str(n)], env=env, stdout=subprocess.PIPE,
+                              text=True) for _ in range(4)]
+    spans = []
+    for p in procs:
+        out, _ = p.communicate(timeout=3600)
+        if p.returncode != 0:
+            raise RuntimeError(f"{instance.provider.name}: concurrent lookups failed")
+        _, start, end, done = out.split()
+        spans.append((int(start), int(end), int(done)))
+    total = sum(s[2] for s in spans)
+    return total / ((max(s[1] for s in spans) - min(s[0] for s in spans)) / 1e9)
+
+
+def one_round(args, providers, templates, client, n, rnd, results, scratch):
+    order = providers[rnd % len(providers):] + providers[:rnd % len(providers)]
+    instances = {}
+
+    def record(provider, metric, value):
+        results.setdefault((n, provider.name, metric), []).append(value)
+
+    try:
+        for p in order:
+            root = os.path.join(scratch, "runs", f"{p.name}-{n}-r{rnd}")
+            shutil.rmtree(root, ignore_errors=True)
+            os.makedirs(root)
+            if templates[p.name]:
+                shutil.copytree(templates[p.name], os.path.join(root, "home"), symlinks=True)
+            inst = prov.Instance(p, root)
+            record(p, "cold", inst.start(client, n))
+            record(p, "rss", inst.rss_bytes())
+            if p.data_dir(inst.home):
+                record(p, "disk", prov.data_bytes(p.data_dir(inst.home)) / n)
+            instances[p.name] = inst
+            if p.name == "cofferd":
+                kdf = float(run_client(client, inst, "kdf", 1, 0, 0)[0][1]) / 1e9
+                record(p, "kdf", kdf)
+                record(p, "cold_beyond_kdf", results[(n, p.name, "cold")][-1] - kdf)
+        samples, cpu = {}, {}
+        for op, count in OPERATIONS.items():
+            for _ in range(args.turns):
+                for p in order:
+                    inst = instances[p.name]
+                    before = inst.cpu_seconds()
+                    lines = run_client(client, inst, op, max(3, count // args.turns // args.scale), n, args.budget_ms)
+                    calls = len(lines)
+                    if op == "store":
+                        deletes = run_client(client, inst, "delete", 0, n, 0,
+                                             stdin="".join(line[2] + "\n" for line in lines))
+                        lines = lines + deletes
+                    spent = inst.cpu_seconds() - before
+                    if op in ("lookup", "store"):
+                        used, made = cpu.get((p.name, op), (0.0, 0))
+                        cpu[(p.name, op)] = (used + (spent if op == "lookup" else spent / 2), made + calls)
+                    for line in lines:
+                        samples.setdefault((p.name, line[0]), []).append(int(line[1]))
+        for (name, metric), values in samples.items():
+            results.setdefault((n, name, metric), []).append(statistics.median(values))
+        for (name, op), (used, made) in cpu.items():
+            results.setdefault((n, name, "cpu_" + op), []).append(used / made if made else None)
+        for p in order:
+            record(p, "concurrent", concurrent(client, instances[p.name], n, max(20, 500 // args.scale),
+                                               args.budget_ms))
+    finally:
+        for inst in instances.values():
+            inst.stop()
+
+
+def machine():
+    cpu = "unknown CPU"
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    load = os.getloadavg()
+    return (f"{cpu}, {os.cpu_count()} cores, {platform.system()} {platform.release()}; "
+            f"load average at the end {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--cofferd", required=True, help="the cofferd binary (a release build)")
+    parser.add_argument("--quick", action="store_true", help="smoke test: N = 100, one round, few calls")
+    parser.add_argument("--sizes", help="comma-separated item counts (default 100,1000,10000)")
+    parser.add_argument("--rounds", type=int, help="rounds per size (default 5)")
+    parser.add_argument("--turns", type=int, default=2, help="turns per operation and provider in a round")
+    parser.add_argument("--providers", default="null,cofferd,gnome-keyring")
+    parser.add_argument("--scratch", default=os.path.join(os.path.dirname(HERE), ".build-bench"))
+    parser.add_argument("--json", help="also write the raw per-round results here")
+    args = parser.parse_args()
+    args.scale = 10 if args.quick else 1
+    args.budget_ms = 300 if args.quick else 3000
+    sizes = [int(s) for s in (args.sizes or ("100" if args.quick else "100,1000,10000")).split(",")]
+    rounds = args.rounds or (1 if args.quick else 5)
+    scratch = os.path.abspath(args.scratch)
+    client, null_binary = build(scratch)
+    wanted = args.providers.split(",")
+    if "gnome-keyring" in wanted and not os.path.exists(prov.GnomeKeyring.binary):
+        log("gnome-keyring-daemon is not installed; comparing cofferd with the floor only")
+        wanted.remove("gnome-keyring")
+    catalogue = {"null": prov.NullProvider(null_binary), "cofferd": prov.Cofferd(os.path.abspath(args.cofferd)),
+                 "gnome-keyring": prov.GnomeKeyring()}
+    providers = [catalogue[w] for w in wanted]
+    results = {}
+    began = time.monotonic()
+    for n in sizes:
+        templates = {p.name: p.template(scratch, client, n, log) for p in providers}
+        for rnd in range(rounds):
+            log(f"N = {n:,}: round {rnd + 1} of {rounds}")
+            one_round(args, providers, templates, client, n, rnd, results, scratch)
+    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    print(f"Coffer benchmark, {stamp}; {machine()}; {rounds} round(s) of {args.turns} turn(s), "
+          f"{'quick' if args.quick else 'full'} mode, {time.monotonic() - began:.0f} s\n")
+    print(report.table(results, sizes, wanted))
+    print("\nTargets (issue 6):\n" + report.targets(results, sizes))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"|".join(map(str, k)): v for k, v in results.items()}, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
