@@ -4,6 +4,7 @@
 #   make run       install system packages, build, and run cofferd on the session bus (a private bus if none)
 #   make test      install system packages (test clients included) and run the whole test suite
 #   make install   install cofferd, the D-Bus activation file and the systemd user unit under PREFIX
+#   make fuzz / test-asan / test-tsan / reliability   hostile input and sanitizers (README "Reliability")
 
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
@@ -70,3 +71,37 @@ install:
 
 clean:
 	swift package clean
+
+# Hostile input and memory errors (README "Reliability"). The sanitizer and fuzzer runtimes come with the Swift
+# toolchain; the builds use their own scratch paths, so the tests start the cofferd built the same way.
+FUZZ_TARGETS ?= collection-file dbus-message
+FUZZ_SECONDS ?= 60
+# Leak checking is off: cofferd's exit paths (a taken name, a lost bus) leave the message being decoded, and the
+# Swift runtime's caches, to the process's end.
+ASAN_RUN_OPTIONS ?= halt_on_error=1:detect_leaks=0
+# AddressSanitizer turns mlock into a no-op, so cofferd's refusal to run without lockable memory cannot show.
+ASAN_SKIP ?= SecureMemoryTests
+TSAN_RUN_OPTIONS ?= halt_on_error=1
+# ThreadSanitizer slows the integration suites several times over: the unit-test suites run whole, plus the
+# integration suites that drive concurrent clients, prompts and shutdown through a real cofferd.
+TSAN_FILTER ?= DBusWireTests|DBusTransportTests|SecretCryptoTests|SecretServiceProtocolTests|SecretStoreTests|SecretServiceDaemonTests|SecretServiceIntegrationTests\.(HarnessTests|SessionTests|PromptTests|DBusFuzzTests)
+# The D-Bus fuzz test runs its full 10,000 calls in `make test`; under a sanitizer a shorter run suffices.
+SANITIZER_FUZZ_CALLS ?= 2000
+
+.PHONY: fuzz test-asan test-tsan reliability
+
+fuzz: setup
+	@for target in $(FUZZ_TARGETS); do Fuzz/run-target $$target $(FUZZ_SECONDS) || exit 1; done
+
+test-asan: setup-test
+	swift build --build-tests --sanitize=address --scratch-path .build-asan
+	ASAN_OPTIONS=$(ASAN_RUN_OPTIONS) COFFER_FUZZ_CALLS=$(SANITIZER_FUZZ_CALLS) COFFER_FUZZ_RSS_LIMIT_MIB=1536 \
+	  .build-asan/debug/CofferPackageTests.xctest --testing-library swift-testing --skip '$(ASAN_SKIP)'
+
+test-tsan: setup-test
+	swift build --build-tests --sanitize=thread --scratch-path .build-tsan
+	TSAN_OPTIONS=$(TSAN_RUN_OPTIONS) COFFER_FUZZ_CALLS=$(SANITIZER_FUZZ_CALLS) COFFER_FUZZ_RSS_LIMIT_MIB=3072 \
+	  .build-tsan/debug/CofferPackageTests.xctest --testing-library swift-testing --filter '$(TSAN_FILTER)'
+
+reliability: setup-test
+	FUZZ_TARGETS='$(FUZZ_TARGETS)' FUZZ_SECONDS=$(FUZZ_SECONDS) Fuzz/reliability

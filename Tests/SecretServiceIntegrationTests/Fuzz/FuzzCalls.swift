@@ -25,7 +25,7 @@ struct FuzzCall: Sendable {
 struct FuzzCallGenerator {
     let values: FuzzValues
     let connections: Int
-    /// Collections hostile calls do not lock or delete.
+    /// Collections hostile calls do not delete, and lock only by chance (well-typed `Lock` calls avoid them).
     static let protected: Set<ObjectPath> = ["/org/freedesktop/secrets/collection/login",
                                              "/org/freedesktop/secrets/aliases/default"]
 
@@ -33,13 +33,7 @@ struct FuzzCallGenerator {
     func next(paths: FuzzPaths, using random: inout SeededRandom) -> FuzzCall {
         let target = random.pick(FuzzMembers.all)
         let connection = random.below(connections)
-        var path = paths.random(target.node, for: connection, using: &random)
-        // The login collection stays: deleting or locking it would leave most later calls failing at the first check.
-        // Collections the fuzzer created itself may be locked and deleted.
-        if ["Delete", "Lock"].contains(target.member), FuzzPaths.kind(of: path) == .collection,
-           Self.protected.contains(path) {
-            path = "/org/freedesktop/secrets/collection/nope"
-        }
+        let path = paths.random(target.node, for: connection, using: &random)
         var call = FuzzCall(connection: connection, path: path, interface: target.interface,
                             member: target.member, body: [], mustFail: false, covers: target.key)
         let roll = random.below(100)
@@ -91,6 +85,11 @@ struct FuzzCallGenerator {
             // closed sessions, completed prompts, deleted items.
             call.path = paths.random(nil, using: &random)
             call.body = wellTyped(target, caller: connection, paths: paths, using: &random)
+        }
+        // The login collection stays: deleting it would leave most later calls failing at the first check.
+        // Collections the fuzzer created itself may be deleted.
+        if call.member == "Delete", Self.protected.contains(call.path) {
+            call.path = "/org/freedesktop/secrets/collection/nope"
         }
         if FuzzValues.descriptorCount(call.body) > 16 {
             call.body = target.input.map(values.minimal)
