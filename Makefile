@@ -81,7 +81,8 @@ FUZZ_SECONDS ?= 60
 ASAN_RUN_OPTIONS ?= halt_on_error=1:detect_leaks=0
 # AddressSanitizer turns mlock into a no-op, so cofferd's refusal to run without lockable memory cannot show.
 ASAN_SKIP ?= SecureMemoryTests
-TSAN_RUN_OPTIONS ?= halt_on_error=1
+# The suppressions cover only what ThreadSanitizer cannot see on Linux (see the file).
+TSAN_RUN_OPTIONS ?= halt_on_error=1:suppressions=$(CURDIR)/.ci/tsan-suppressions.txt
 # ThreadSanitizer slows the integration suites several times over: the unit-test suites run whole, plus the
 # integration suites that drive concurrent clients, prompts and shutdown through a real cofferd.
 TSAN_FILTER ?= DBusWireTests|DBusTransportTests|SecretCryptoTests|SecretServiceProtocolTests|SecretStoreTests|SecretServiceDaemonTests|SecretServiceIntegrationTests\.(HarnessTests|SessionTests|PromptTests|DBusFuzzTests)
