@@ -50,7 +50,7 @@ struct FuzzValues {
         case .uint32: return .uint32(random.pick([0, 1, .max, UInt32.random(in: 0 ... .max, using: &random)]))
         case .int64: return .int64(random.pick([0, -1, .min, .max]))
         case .uint64: return .uint64(random.pick([0, 1, .max, UInt64.random(in: 0 ... .max, using: &random)]))
-        case .double: return .double(random.pick([0, -0.0, .infinity, -.infinity, .nan, 1e308, 5e-324]))
+        case .double: return .double(random.pick([0, -0.0, .infinity, -.infinity, .nan, 1e308, .leastNonzeroMagnitude]))
         case .string: return .string(string(using: &random))
         case .objectPath: return .objectPath(paths.random(nil, using: &random))
         case .signature: return .signature(random.pick(["", "s", "a{sv}", "(oayays)", "aaaai", "v"]))
