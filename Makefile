@@ -5,6 +5,8 @@
 #   make test      install system packages (test clients included) and run the whole test suite
 #   make install   install cofferd, coffer (with man page and bash/zsh/fish completions), the D-Bus activation file
 #                  and the systemd user unit under PREFIX (DESTDIR for staging; CONFIGURATION=debug for a quick try)
+#   make fuzz / test-asan / test-tsan / reliability   hostile input and sanitizers (README "Reliability")
+#   make bench     the side-by-side benchmark (README "Performance")
 
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
@@ -125,3 +127,36 @@ bench: setup
 	swift build -c release --product cofferd
 	python3 Benchmarks/run.py --cofferd "$$(swift build -c release --show-bin-path)/cofferd" \
 	  $(if $(filter quick,$(BENCH_MODE)),--quick) $(BENCH_ARGS)
+
+# Hostile input and memory errors (README "Reliability"). The sanitizer and fuzzer runtimes come with the Swift
+# toolchain; the builds use their own scratch paths, so the tests start the cofferd built the same way.
+FUZZ_TARGETS ?= collection-file dbus-message
+FUZZ_SECONDS ?= 60
+# Leak checking is off: cofferd's exit paths (a taken name, a lost bus) leave the message being decoded, and the
+# Swift runtime's caches, to the process's end.
+ASAN_RUN_OPTIONS ?= halt_on_error=1:detect_leaks=0
+# The suppressions cover only what ThreadSanitizer cannot see on Linux (see the file).
+TSAN_RUN_OPTIONS ?= halt_on_error=1:suppressions=$(CURDIR)/.ci/tsan-suppressions.txt
+# Both sanitizers turn mlock into a no-op, so cofferd's refusal to run without lockable memory cannot show; the
+# SIGKILL suites (minutes of kill -9, where no sanitizer gets to report) stay in `make test` to keep CI short.
+SANITIZER_SKIP ?= SecureMemoryTests|CrashTests|KillPointTests
+# The D-Bus fuzz test runs its full 10,000 calls in `make test`; under a sanitizer a shorter run suffices.
+SANITIZER_FUZZ_CALLS ?= 2000
+
+.PHONY: fuzz test-asan test-tsan reliability
+
+fuzz: setup
+	@for target in $(FUZZ_TARGETS); do Fuzz/run-target $$target $(FUZZ_SECONDS) || exit 1; done
+
+test-asan: setup-test
+	swift build --build-tests --sanitize=address --scratch-path .build-asan
+	ASAN_OPTIONS=$(ASAN_RUN_OPTIONS) COFFER_FUZZ_CALLS=$(SANITIZER_FUZZ_CALLS) COFFER_FUZZ_RSS_LIMIT_MIB=1536 \
+	  .build-asan/debug/CofferPackageTests.xctest --testing-library swift-testing --skip '$(SANITIZER_SKIP)'
+
+test-tsan: setup-test
+	swift build --build-tests --sanitize=thread --scratch-path .build-tsan
+	TSAN_OPTIONS=$(TSAN_RUN_OPTIONS) COFFER_FUZZ_CALLS=$(SANITIZER_FUZZ_CALLS) COFFER_FUZZ_RSS_LIMIT_MIB=3072 \
+	  .build-tsan/debug/CofferPackageTests.xctest --testing-library swift-testing --skip '$(SANITIZER_SKIP)'
+
+reliability: setup-test
+	FUZZ_TARGETS='$(FUZZ_TARGETS)' FUZZ_SECONDS=$(FUZZ_SECONDS) Fuzz/reliability

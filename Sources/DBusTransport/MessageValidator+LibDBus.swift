@@ -19,6 +19,9 @@ enum MessageValidator {
     /// The deepest value nesting libdbus accepts in a body (32 arrays plus 32 structs, variants included).
     static let maximumDepth = 64
 
+    /// The most file descriptors one message can carry: Linux passes at most 253 (SCM_MAX_FD) per sendmsg.
+    static let maximumUnixFDs = 253
+
     /// Validates the header fields and the body of `message`.
     /// - Throws: ``TransportError/invalidMessage`` naming the first problem.
     static func validate(_ message: Message) throws(TransportError) -> Summary {
@@ -32,6 +35,10 @@ enum MessageValidator {
         guard isValidSignature(signature) else { throw invalid("the body signature \(signature) is invalid") }
         var summary = Summary()
         for value in body { try check(value, depth: 0, summary: &summary) }
+        // More than the kernel passes in one message makes sendmsg fail, and libdbus then drops the connection.
+        guard summary.unixFDCount <= maximumUnixFDs else {
+            throw invalid("\(summary.unixFDCount) file descriptors; at most \(maximumUnixFDs) fit in one message")
+        }
         return summary
     }
 
@@ -57,13 +64,17 @@ enum MessageValidator {
         if message.replySerial == 0 { throw invalid("the reply serial must not be 0") }
         if let path = message.path {
             guard check(path.rawValue, dbus_validate_path) else { throw invalid("invalid object path \(path)") }
-            guard path.rawValue != "/org/freedesktop/DBus/Local" else { throw invalid("the Local path is reserved") }
+            // The bus treats every path and interface that merely starts with the Local name as reserved, and drops
+            // the connection that sends one, so the check is on the prefix.
+            guard !path.rawValue.hasPrefix("/org/freedesktop/DBus/Local") else {
+                throw invalid("the Local path is reserved")
+            }
         }
         if let interface = message.interface {
             guard check(interface.rawValue, dbus_validate_interface) else {
                 throw invalid("invalid interface \(interface)")
             }
-            guard interface.rawValue != "org.freedesktop.DBus.Local" else {
+            guard !interface.rawValue.hasPrefix("org.freedesktop.DBus.Local") else {
                 throw invalid("the Local interface is reserved")
             }
         }

@@ -88,8 +88,13 @@ public final class SecretServiceDaemon: Service {
             loop: for await event in events {
                 switch event {
                 case .message(let message) where message.kind == .methodCall:
-                    calls.addTask { await router.handle(message) }
+                    // No call takes a descriptor; closing whatever a client attached keeps our table from filling.
+                    calls.addTask {
+                        await router.handle(message)
+                        message.closeReceivedUnixFileDescriptors()
+                    }
                 case .message(let message):
+                    message.closeReceivedUnixFileDescriptors()
                     if await handleBusSignal(message, router: router, connection: connection) { break loop }
                 case .disconnected:
                     logger.info("the bus connection closed")

@@ -75,6 +75,8 @@ extension SecretStore {
         let state = try unlockedState(of: collection)
         let now = clock.now()
         if replace, let existing = state.matches(attributes).first, let old = existing.meta {
+            try limits.check(totalSecretBytes: storedSecretBytes(), adding: secret.value.count,
+                             removing: existing.secret.sealed.count)
             let meta = ItemMeta(label: label, attributes: attributes, contentType: secret.contentType,
                                 created: old.created, modified: now)
             try write(existing, meta: meta, secret: secret.value, in: state)
@@ -82,6 +84,8 @@ extension SecretStore {
             eventSink.yield(.collectionChanged(collection, [.modified]))
             return (existing.id, false)
         }
+        try limits.check(newItemIn: state.items.count)
+        try limits.check(totalSecretBytes: storedSecretBytes(), adding: secret.value.count)
         let sequence = state.nextSequence
         let item = StoredItem(id: String(sequence), sequence: sequence, meta: nil, sealedMeta: nil,
                               secret: SealedBlob(nonce: [], sealed: []), tags: [])
@@ -127,6 +131,8 @@ extension SecretStore {
     /// - Throws: `noSuchObject`, `isLocked`, `limitsExceeded`, `failed`.
     public func setSecret(collection: String, item: String, to secret: StoredSecret) throws(SecretServiceError) {
         try limits.check(secretByteCount: secret.value.count, contentType: secret.contentType)
+        let replaced = collections[collection]?.items[item]?.secret.sealed.count ?? 0
+        try limits.check(totalSecretBytes: storedSecretBytes(), adding: secret.value.count, removing: replaced)
         try modify(collection: collection, item: item, changed: nil) { meta, value in
             meta.contentType = secret.contentType
             value = secret.value

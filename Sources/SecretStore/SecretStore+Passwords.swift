@@ -44,6 +44,7 @@ extension SecretStore {
             if let existing = resolveAlias(alias) { return (existing, false) }
         }
         guard let directory else { throw .failed("cofferd has no data directory for persistent collections") }
+        try checkRoomForCollection()
         let base = preferredID ?? ObjectPathElement.derive(from: label, fallback: "collection")
         var id = base
         var counter = 1

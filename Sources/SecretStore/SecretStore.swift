@@ -84,6 +84,7 @@ public actor SecretStore {
             try Self.checkAliasName(alias)
             if let existing = aliases[alias], collections[existing] != nil { return (existing, false) }
         }
+        try checkRoomForCollection()
         let base = preferredID ?? ObjectPathElement.derive(from: label, fallback: "collection")
         guard ObjectPathElement.isValid(base) else { throw .invalidArgs("invalid collection identifier") }
         var id = base

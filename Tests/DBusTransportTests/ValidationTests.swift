@@ -41,6 +41,15 @@ struct ValidationTests {
         #expect(throws: TransportError.invalidMessage) { try MessageEncoder.encode(Self.call([deepArray])) }
     }
 
+    @Test("more descriptors than one message can carry are refused before the connection is put at risk")
+    func descriptorCount() throws {
+        let descriptors = { (count: Int) in
+            DBusValue.array(.unixFD, Array(repeating: .unixFD(UnixFileDescriptor(rawValue: 0)), count: count))
+        }
+        #expect(try MessageValidator.validate(body: [descriptors(253)]).unixFDCount == 253)
+        #expect(throws: TransportError.invalidMessage) { try MessageValidator.validate(body: [descriptors(254)]) }
+    }
+
     @Test func deepestAcceptedNesting() throws {
         _ = try MessageEncoder.encode(Self.call([Self.deepVariant(64)]))
     }
@@ -53,6 +62,8 @@ struct ValidationTests {
         Message(kind: .error, replySerial: 1),
         Message(kind: .methodReturn, replySerial: 0),
         Message(kind: .signal, path: "/o", interface: "org.freedesktop.DBus.Local", member: "Disconnected"),
+        Message(kind: .methodCall, path: "/o", interface: "org.freedesktop.DBus.Local.Not", member: "M"),
+        Message(kind: .methodCall, path: "/org/freedesktop/DBus/LocalX", member: "M"),
         Message(kind: .methodCall, path: ObjectPath(unchecked: "//"), member: "M"),
         Message(kind: .methodCall, path: "/o", interface: InterfaceName(unchecked: "nodots"), member: "M"),
         Message(kind: .methodCall, path: "/o", member: MemberName(unchecked: "with.dot")),

@@ -23,10 +23,13 @@ struct RouterHarness {
     ///   - prompter: answers the router's prompts.
     ///   - dataDirectory: where the store keeps password-protected collections (`nil`: memory only). The caller
     ///     owns the directory and removes it; new passwords use cheap key derivation, since tests measure behaviour.
-    init(prompter: any Prompter = FixedPrompter.autoAccept, dataDirectory: String? = nil) async throws {
-        store = SecretStore(directory: dataDirectory,
+    ///   - itemLimits: the store's limits; `clientLimits`: the router's (tests of the limits make them small).
+    init(prompter: any Prompter = FixedPrompter.autoAccept, dataDirectory: String? = nil,
+         itemLimits: ItemLimits = .default, clientLimits: ClientLimits = .default) async throws {
+        store = SecretStore(limits: itemLimits, directory: dataDirectory,
                             keyDerivation: Argon2idParameters(iterations: 1, memoryKiB: 256, parallelism: 1))
-        router = Router(store: store, prompter: prompter, sender: sender, logger: Logger(label: "test"))
+        router = Router(store: store, prompter: prompter, sender: sender, clientLimits: clientLimits,
+                        logger: Logger(label: "test"))
         _ = try await store.createCollection(label: "Session", alias: "session", inMemory: true, preferredID: "session")
         try await store.setAlias("default", to: "session")
     }

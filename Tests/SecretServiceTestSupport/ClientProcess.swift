@@ -19,7 +19,7 @@ public struct ClientEnvironment: Sendable {
     public init(bus: TestBus) { self.bus = bus }
 
     /// The environment every client runs with: the private bus, a scratch HOME and XDG directories, and no
-    /// inherited D-Bus or keyring variables.
+    /// inherited D-Bus or keyring variables (only the sanitizer options are passed on).
     public var variables: [String: String] {
         let home = bus.directory.appendingPathComponent("client-home").path
         return [
@@ -30,7 +30,7 @@ public struct ClientEnvironment: Sendable {
             "XDG_RUNTIME_DIR": bus.directory.path,
             "PATH": "/usr/local/bin:/usr/bin:/bin",
             "LANG": "C.UTF-8",
-        ]
+        ].merging(SanitizerOptions.inherited) { $1 }
     }
 
     /// Runs `executable` to completion.

@@ -148,8 +148,8 @@ extension DaemonHarness {
 
     // MARK: - Environment
 
-    /// HOME, XDG_* and the bus address, all inside the bus's scratch directory; nothing inherited but PATH, so
-    /// the daemon can never touch the user's keyrings or session bus.
+    /// HOME, XDG_* and the bus address, all inside the bus's scratch directory; nothing inherited but PATH and the
+    /// sanitizer options, so the daemon can never touch the user's keyrings or session bus.
     static func scratchEnvironment(in bus: TestBus) throws -> [String: String] {
         let home = bus.directory.appendingPathComponent("home", isDirectory: true)
         let directories = [
@@ -165,6 +165,7 @@ extension DaemonHarness {
         }
         var environment = directories.mapValues(\.path)
         environment["PATH"] = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        environment.merge(SanitizerOptions.inherited) { $1 }
         environment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
         environment["LANG"] = "C.UTF-8"
         return environment

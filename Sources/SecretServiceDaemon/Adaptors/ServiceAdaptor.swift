@@ -56,7 +56,7 @@ struct ServiceAdaptor {
         default:
             throw .notSupported("the session algorithm '\(algorithm.prefix(64))' is not supported")
         }
-        let session = await context.clients.openSession(owner: caller, algorithm: negotiated)
+        let session = try await context.clients.openSession(owner: caller, algorithm: negotiated)
         return HandlerResult([.variant(output), .objectPath(session.path)])
     }
 

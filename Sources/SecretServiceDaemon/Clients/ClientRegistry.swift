@@ -29,12 +29,17 @@ actor ClientRegistry {
     /// Registers a session for `owner`. A client already at the cap loses its least recently used session: some
     /// clients (python secretstorage) open a session per item object and never close them, so refusing would break
     /// long-running programs, while a client looping on `OpenSession` still cannot hold more than the cap.
-    func openSession(owner: BusName, algorithm: SecretSession.Algorithm) -> SecretSession {
+    /// - Throws: `limitsExceeded` when all clients together hold the daemon-wide cap and this one is under its own
+    ///   (evicting another client's session would let one client break others).
+    func openSession(owner: BusName, algorithm: SecretSession.Algorithm) throws(SecretServiceError) -> SecretSession {
         let owned = sessions.values.filter { $0.owner == owner }
         if owned.count >= limits.maximumSessionsPerClient,
            let oldest = owned.min(by: { (lastUse[$0.id] ?? 0) < (lastUse[$1.id] ?? 0) }) {
             sessions[oldest.id] = nil
             lastUse[oldest.id] = nil
+        }
+        guard sessions.count < limits.maximumSessions else {
+            throw .limitsExceeded("too many open sessions in the daemon; close some")
         }
         let session = SecretSession(id: String(nextSession), owner: owner, algorithm: algorithm)
         nextSession += 1
@@ -69,12 +74,15 @@ actor ClientRegistry {
     // MARK: - Prompts
 
     /// Registers a prompt for `owner`.
-    /// - Throws: `limitsExceeded` past the per-client cap.
+    /// - Throws: `limitsExceeded` past the per-client or the daemon-wide cap.
     func createPrompt(owner: BusName, work: PromptWork) throws(SecretServiceError) -> String {
         guard prompts.values.count(where: { $0.owner == owner && $0.phase != .completed })
             < limits.maximumPromptsPerClient
         else {
             throw .limitsExceeded("too many pending prompts for this client")
+        }
+        guard prompts.count < limits.maximumPrompts else {
+            throw .limitsExceeded("too many pending prompts in the daemon")
         }
         let id = String(nextPrompt)
         nextPrompt += 1

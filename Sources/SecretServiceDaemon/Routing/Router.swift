@@ -11,6 +11,8 @@ public import SecretStore
 /// become D-Bus errors.
 public struct Router: Sendable {
     let context: DaemonContext
+    /// Calls whose arguments are larger are refused before they are resolved or dispatched.
+    let maximumCallBytes: Int
 
     /// - Parameters:
     ///   - store: the state owner.
@@ -22,6 +24,7 @@ public struct Router: Sendable {
                 clientLimits: ClientLimits = .default, logger: Logger) {
         context = DaemonContext(store: store, clients: ClientRegistry(limits: clientLimits), unlocks: UnlockCoordinator(),
                                 prompter: prompter, sender: sender, logger: logger)
+        maximumCallBytes = clientLimits.maximumCallBytes
     }
 
     /// Answers one incoming method call (other message kinds are ignored).
@@ -30,6 +33,9 @@ public struct Router: Sendable {
         let result: HandlerResult
         do {
             guard let caller = message.sender else { throw SecretServiceError.accessDenied("the caller has no name") }
+            guard !CallSize.exceeds(message.body, limit: maximumCallBytes) else {
+                throw SecretServiceError.limitsExceeded("the call's arguments exceed \(maximumCallBytes) bytes")
+            }
             let node = try await NodeResolver(context: context).resolve(path, caller: caller)
             let (interface, method) = try Self.lookUp(member, in: message.interface, on: node)
             guard message.signature == method.inputSignature else {

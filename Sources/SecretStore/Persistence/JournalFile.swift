@@ -47,7 +47,8 @@ enum Journal {
             guard end <= bytes.count else { torn = true; break }
             let (sequence, record) = try FileRecord.decodeBody(bytes[offset + 4..<offset + 4 + length])
             // Compaction keeps numbering where the old file stopped, so only the first record may start anywhere.
-            guard sequence > 0, frames.last.map({ sequence == $0.sequence + 1 }) ?? true else {
+            // The top of the range is refused too: nothing could follow it (and counting past it would trap).
+            guard sequence > 0, sequence < .max, frames.last.map({ sequence == $0.sequence + 1 }) ?? true else {
                 throw FormatError("records out of order")
             }
             frames.append(Frame(sequence: sequence, record: record, covered: bytes[offset..<offset + 4 + length],
