@@ -25,7 +25,9 @@ final class EchoServer: Sendable {
         let (received, continuation) = AsyncStream.makeStream(of: Message.self)
         self.received = received
         let connection = connection
-        task = Task {
+        // On the connection's own loop thread, not the shared pool: other suites running in parallel may hold every
+        // pool thread (two on a two-core machine) for seconds, and a server that cannot answer makes callers time out.
+        task = Task(executorPreference: connection.taskExecutor) {
             for await message in connection.messages where message.kind == .methodCall {
                 switch message.member?.rawValue {
                 case "Echo": _ = try? await connection.send(message.makeReply(message.body))
