@@ -119,6 +119,6 @@ struct ResourceLimitTests {
         #expect(await create("two").kind == .methodReturn)
         #expect(await create("three").kind == .methodReturn)
         #expect(await create("four").errorName?.rawValue == Self.limitsExceeded)
-        #expect(try await h.store.collectionIDs().count == 3)
+        #expect(await h.store.collectionIDs().count == 3)
     }
 }
