@@ -3,20 +3,11 @@
 
 import Foundation
 
-/// SplitMix64: small, fast and fully determined by its seed, so a printed seed replays the same call sequence.
-struct SeededRandom: RandomNumberGenerator {
-    private var state: UInt64
+/// The fuzz test's generator is the crash tests' SplitMix64 (`CrashModel.swift`): small, fast and fully determined
+/// by its seed, so a printed seed replays the same call sequence.
+typealias SeededRandom = SplitMix64
 
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
+extension SplitMix64 {
     /// A number in `0..<bound`.
     mutating func below(_ bound: Int) -> Int { Int.random(in: 0..<bound, using: &self) }
 
