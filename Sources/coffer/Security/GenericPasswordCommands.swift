@@ -17,12 +17,7 @@ struct AddGenericPassword: CofferCommand {
     @OptionGroup var value: PasswordValueOptions
     @Option(name: .customShort("p"), help: ArgumentHelp("Same as -w (security's legacy form).", valueName: "password"))
     var legacyPassword: String?
-    @Flag(name: .customShort("U"), help: "Update the item if it already exists.")
-    var update = false
-    @Flag(name: .customShort("A"), help: "Accepted and ignored.")
-    var anyApplication = false
-    @Option(name: .customShort("T"), help: ArgumentHelp("Accepted and ignored.", valueName: "app"))
-    var trustedApplications: [String] = []
+    @OptionGroup var adding: AddItemOptions
     @OptionGroup var group: AccessGroupOption
     @OptionGroup var output: OutputOptions
     @OptionGroup var keychain: KeychainArguments
@@ -37,7 +32,7 @@ struct AddGenericPassword: CofferCommand {
         let data = try value.read(prompt: "password data for new item: ", legacy: legacyPassword)
         let primaryKey = [kSecAttrAccount as String: common.account as Any, kSecAttrService as String: generic.service as Any]
         try await PasswordItemStore(accessGroup: group.accessGroup).add(
-            kSecClassGenericPassword, attributes: attributes, primaryKey: primaryKey, data: data, update: update)
+            kSecClassGenericPassword, attributes: attributes, primaryKey: primaryKey, data: data, update: adding.update)
         if output.json { try JSONOutput.acknowledge(["class": "genp"]) }
     }
 }

@@ -14,12 +14,7 @@ struct AddInternetPassword: CofferCommand {
     @OptionGroup var common: CommonItemOptions
     @OptionGroup var internet: InternetItemOptions
     @OptionGroup var value: PasswordValueOptions
-    @Flag(name: .customShort("U"), help: "Update the item if it already exists.")
-    var update = false
-    @Flag(name: .customShort("A"), help: "Accepted and ignored.")
-    var anyApplication = false
-    @Option(name: .customShort("T"), help: ArgumentHelp("Accepted and ignored.", valueName: "app"))
-    var trustedApplications: [String] = []
+    @OptionGroup var adding: AddItemOptions
     @OptionGroup var group: AccessGroupOption
     @OptionGroup var output: OutputOptions
     @OptionGroup var keychain: KeychainArguments
@@ -37,7 +32,7 @@ struct AddInternetPassword: CofferCommand {
             if let value = attributes[key] { primaryKey[key] = value }
         }
         try await PasswordItemStore(accessGroup: group.accessGroup).add(
-            kSecClassInternetPassword, attributes: attributes, primaryKey: primaryKey, data: data, update: update)
+            kSecClassInternetPassword, attributes: attributes, primaryKey: primaryKey, data: data, update: adding.update)
         if output.json { try JSONOutput.acknowledge(["class": "inet"]) }
     }
 }

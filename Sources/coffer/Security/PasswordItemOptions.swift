@@ -115,6 +115,16 @@ struct InternetItemOptions: ParsableArguments {
     }
 }
 
+/// The add verbs' -U, and security's access-control options, which have no meaning over the Secret Service.
+struct AddItemOptions: ParsableArguments {
+    @Flag(name: .customShort("U"), help: "Update the item if it already exists.")
+    var update = false
+    @Flag(name: .customShort("A"), help: "Accepted and ignored.")
+    var anyApplication = false
+    @Option(name: .customShort("T"), help: ArgumentHelp("Accepted and ignored.", valueName: "app"))
+    var trustedApplications: [String] = []
+}
+
 /// How the add verbs get the secret: `-w PASSWORD` (warned), `-X HEX`, or a prompt/stdin.
 struct PasswordValueOptions: ParsableArguments {
     @Option(name: .customShort("w"), help: ArgumentHelp(
