@@ -2,7 +2,6 @@
 // gnome-keyring-daemon as a second provider, started headless on a private bus, so suites that must work against
 // any Secret Service provider (Keychain, coffer) run against the reference implementation too.
 
-import DBusTransport
 public import Foundation
 
 extension DaemonHarness {
@@ -34,13 +33,7 @@ extension DaemonHarness {
             throw StartError("gnome-keyring-daemon is not installed (run `make setup-test`)")
         }
         var environment = try scratchEnvironment(in: bus)
-        let logFile = bus.directory.appendingPathComponent("gnome-keyring.log")
-        guard FileManager.default.createFile(atPath: logFile.path, contents: nil) else {
-            throw StartError("cannot create \(logFile.path)")
-        }
-        let logHandle = try FileHandle(forWritingTo: logFile)
-        let watcher = try await bus.connect()
-        try await watcher.addMatch(nameOwnerRule)
+        let (logFile, logHandle, watcher) = try await prepareLaunch(on: bus, logName: "gnome-keyring")
 
         let process = Process()
         process.executableURL = URL(fileURLWithPath: gnomeKeyringExecutable)

@@ -40,15 +40,7 @@ extension DaemonHarness {
         environment["COFFER_TEST_PINENTRY_STATE"] = pinentryState.path
         environment["COFFER_TEST_PINENTRY_LOG"] = pinentryLog.path
         environment.merge(extraEnvironment) { $1 }
-        let logFile = bus.directory.appendingPathComponent("\(logName).log")
-        guard FileManager.default.createFile(atPath: logFile.path, contents: nil) else {
-            throw StartError("cannot create \(logFile.path)")
-        }
-        let logHandle = try FileHandle(forWritingTo: logFile)
-
-        // Subscribe before launching, so the name appearing cannot be missed.
-        let watcher = try await bus.connect()
-        try await watcher.addMatch(nameOwnerRule)
+        let (logFile, logHandle, watcher) = try await prepareLaunch(on: bus, logName: logName)
 
         let process = Process()
         process.executableURL = launcher.first.map { URL(fileURLWithPath: $0) } ?? executable
@@ -72,6 +64,19 @@ extension DaemonHarness {
         process.standardError = logHandle
         return try await launch(process, on: bus, watcher: watcher, logFile: logFile, logHandle: logHandle,
                                 name: "cofferd", timeout: timeout, stopsOnSIGTERM: true)
+    }
+
+    /// The provider's log file (created empty, with a handle for its output) and a connection already watching for
+    /// the name: subscribed before launching, so the name appearing cannot be missed.
+    static func prepareLaunch(on bus: TestBus, logName: String) async throws -> (URL, FileHandle, Connection) {
+        let logFile = bus.directory.appendingPathComponent("\(logName).log")
+        guard FileManager.default.createFile(atPath: logFile.path, contents: nil) else {
+            throw StartError("cannot create \(logFile.path)")
+        }
+        let logHandle = try FileHandle(forWritingTo: logFile)
+        let watcher = try await bus.connect()
+        try await watcher.addMatch(nameOwnerRule)
+        return (logFile, logHandle, watcher)
     }
 
     /// Runs `process` (a Secret Service provider, already configured) and waits until it owns
