@@ -69,7 +69,7 @@ test: setup-test
 	swift build --product cofferd
 	swift build --product coffer
 	rm -rf "$(TEST_LOG_ARCHIVE)"
-	COFFER_TEST_LOG_ARCHIVE="$(TEST_LOG_ARCHIVE)" swift test
+	COFFER_TEST_LOG_ARCHIVE="$(TEST_LOG_ARCHIVE)" .ci/failures swift test
 	COFFER_TEST_LOG_ARCHIVE="$(TEST_LOG_ARCHIVE)" COFFER_HYGIENE_SCAN=1 \
 	  swift test --skip-build --filter 'SecretsHygieneTests/wholeRunLeaksNothing'
 
@@ -151,12 +151,12 @@ fuzz: setup
 test-asan: setup-test
 	swift build --build-tests --sanitize=address --scratch-path .build-asan
 	ASAN_OPTIONS=$(ASAN_RUN_OPTIONS) COFFER_FUZZ_CALLS=$(SANITIZER_FUZZ_CALLS) COFFER_FUZZ_RSS_LIMIT_MIB=1536 \
-	  .build-asan/debug/CofferPackageTests.xctest --testing-library swift-testing --skip '$(SANITIZER_SKIP)'
+	  .ci/failures .build-asan/debug/CofferPackageTests.xctest --testing-library swift-testing --skip '$(SANITIZER_SKIP)'
 
 test-tsan: setup-test
 	swift build --build-tests --sanitize=thread --scratch-path .build-tsan
 	TSAN_OPTIONS=$(TSAN_RUN_OPTIONS) COFFER_FUZZ_CALLS=$(SANITIZER_FUZZ_CALLS) COFFER_FUZZ_RSS_LIMIT_MIB=3072 \
-	  .build-tsan/debug/CofferPackageTests.xctest --testing-library swift-testing --skip '$(SANITIZER_SKIP)'
+	  .ci/failures .build-tsan/debug/CofferPackageTests.xctest --testing-library swift-testing --skip '$(SANITIZER_SKIP)'
 
 reliability: setup-test
 	FUZZ_TARGETS='$(FUZZ_TARGETS)' FUZZ_SECONDS=$(FUZZ_SECONDS) Fuzz/reliability
