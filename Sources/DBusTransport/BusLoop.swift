@@ -32,7 +32,7 @@ final class BusLoop: SerialExecutor, @unchecked Sendable {
     }
 
     private enum Wake { case none, eventfd, spawn }
-    private enum Next { case exit, runJobs, pollNow, pollAndWait }
+    private enum Next { case exit, runJobs, pollAndWait }
 
     private let shared = Mutex(Shared())
     /// This loop's thread as a task executor. Set once in init, before the thread starts, and never changed.
@@ -111,8 +111,20 @@ final class BusLoop: SerialExecutor, @unchecked Sendable {
         shared.withLock { $0.stopped = true }
     }
 
-    /// Wakes the loop from `poll` (libdbus's wakeup-main callback, or new work from another thread).
+    /// Wakes the loop from `poll` (libdbus's wakeup-main and dispatch-status callbacks). Only a loop that sleeps, or
+    /// is about to, needs the eventfd: a running loop prepares its poll set and dispatches again before it sleeps.
+    /// libdbus calls this from the loop thread itself several times per message, and each needless write cost a
+    /// syscall plus an extra `poll` and `read`.
     func wake() {
+        let mustWrite = shared.withLock { state in
+            guard state.sleeping else { return false }
+            state.sleeping = false
+            return true
+        }
+        if mustWrite { writeEventFD() }
+    }
+
+    private func writeEventFD() {
         var one: UInt64 = 1
         _ = withUnsafeBytes(of: &one) { write(wakeFD, $0.baseAddress, 8) }
     }
@@ -132,7 +144,7 @@ final class BusLoop: SerialExecutor, @unchecked Sendable {
         }
         switch wake {
         case .none: break
-        case .eventfd: self.wake()
+        case .eventfd: writeEventFD()
         case .spawn: spawnThread()
         }
     }
@@ -155,6 +167,10 @@ final class BusLoop: SerialExecutor, @unchecked Sendable {
         cdbus_set_thread_name(name)
         shared.withLock { $0.runner = pthread_self() }
         var descriptors: [pollfd] = []
+        // Turns run back to back while work is queued; the sockets are still looked at every few turns, so a
+        // stream of jobs cannot starve I/O. A call hops between actors several times, and polling between each
+        // hop cost a syscall apiece.
+        var busyTurns = 0
         while true {
             let jobs = shared.withLock { state -> [Job] in
                 let jobs = state.jobs
@@ -177,18 +193,27 @@ final class BusLoop: SerialExecutor, @unchecked Sendable {
                     state.runner = nil
                     return .exit
                 }
-                guard state.jobs.isEmpty else { return .pollNow }
+                guard state.jobs.isEmpty && !moreToDispatch else { return .runJobs }
                 state.sleeping = true
                 return .pollAndWait
             }
             switch next {
             case .exit: return
-            case .runJobs: continue
-            case .pollNow: pollOnce(&descriptors, wait: false)
-            case .pollAndWait: pollOnce(&descriptors, wait: !moreToDispatch)
+            case .runJobs:
+                busyTurns += 1
+                if busyTurns >= Self.busyTurnsBetweenPolls, hasSource {
+                    busyTurns = 0
+                    pollOnce(&descriptors, wait: false)
+                }
+            case .pollAndWait:
+                busyTurns = 0
+                pollOnce(&descriptors, wait: true)
             }
         }
     }
+
+    /// How many turns with queued work may run before the sockets are polled anyway.
+    private static let busyTurnsBetweenPolls = 16
 
     /// Polls the eventfd and the source's descriptors once, then lets the source handle what is ready.
     private func pollOnce(_ descriptors: inout [pollfd], wait: Bool) {

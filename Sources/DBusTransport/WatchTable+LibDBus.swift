@@ -84,7 +84,10 @@ final class WatchTable {
     }
 
     private func fireDueTimeouts() {
+        // Most turns have no timer at all; reading the clock and building arrays then is wasted on every message.
+        guard !timers.isEmpty else { return }
         let now = ContinuousClock.now
+        guard timers.contains(where: { $0.deadline.map { $0 <= now } ?? false }) else { return }
         let due = timers.filter { $0.deadline.map { $0 <= now } ?? false }.map(\.timeout)
         for timeout in due {
             // Handling one timeout may remove others; libdbus timeouts repeat until removed, so re-arm first.
