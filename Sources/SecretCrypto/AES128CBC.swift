@@ -2,6 +2,7 @@
 // AES-128 in CBC mode with PKCS#7 padding, as the Secret Service DH session cipher uses it.
 
 internal import CGcrypt
+import Synchronization
 
 /// AES-128-CBC with PKCS#7 padding.
 public enum AES128CBC {
@@ -26,7 +27,12 @@ public enum AES128CBC {
     /// The corresponding C functions are `gcry_cipher_open` (`GCRY_CIPHER_AES128`, `GCRY_CIPHER_MODE_CBC`),
     /// `gcry_cipher_setkey`, `gcry_cipher_setiv` and `gcry_cipher_encrypt`.
     public static func encrypt(_ plaintext: SecretBytes, key: SecretBytes, iv: [UInt8]) throws -> [UInt8] {
-        let cipher = try makeCipher(key: key, iv: iv)
+        guard iv.count == blockSize else { throw CryptoError.invalidIV }
+        return try Key(key).encrypt(plaintext, iv: iv)
+    }
+
+    /// Encrypts with a keyed context that is already at the start of a message.
+    fileprivate static func encrypt(_ plaintext: SecretBytes, with cipher: borrowing CipherHandle) throws -> [UInt8] {
         let padLength = blockSize - plaintext.count % blockSize
         let padded = SecretBytes(count: plaintext.count + padLength)
         padded.withUnsafeMutableBytes { target in
@@ -67,7 +73,12 @@ public enum AES128CBC {
     public static func decrypt(_ ciphertext: [UInt8], key: SecretBytes, iv: [UInt8]) throws -> SecretBytes {
         guard iv.count == blockSize else { throw CryptoError.invalidIV }
         guard !ciphertext.isEmpty, ciphertext.count % blockSize == 0 else { throw CryptoError.invalidCiphertext }
-        let cipher = try makeCipher(key: key, iv: iv)
+        return try Key(key).decrypt(ciphertext, iv: iv)
+    }
+
+    /// Decrypts with a keyed context that is already at the start of a message.
+    fileprivate static func decrypt(_ ciphertext: [UInt8], with cipher: borrowing CipherHandle) throws -> SecretBytes {
+        guard !ciphertext.isEmpty, ciphertext.count % blockSize == 0 else { throw CryptoError.invalidCiphertext }
         let padded = SecretBytes(count: ciphertext.count)
         try ciphertext.withUnsafeBytes { input in
             try padded.withUnsafeMutableBytes { output in
@@ -83,13 +94,6 @@ public enum AES128CBC {
     }
 
     // MARK: - Helpers
-
-    private static func makeCipher(key: SecretBytes, iv: [UInt8]) throws -> CipherHandle {
-        guard iv.count == blockSize else { throw CryptoError.invalidIV }
-        let cipher = try keyedCipher(key: key)
-        try cipher.setIV(iv)
-        return cipher
-    }
 
     /// An AES-128-CBC handle with `key` set; the caller sets the IV.
     static func keyedCipher(key: SecretBytes) throws -> CipherHandle {
@@ -110,5 +114,40 @@ public enum AES128CBC {
         }
         guard bad == 0 else { throw CryptoError.invalidPadding }
         return padded.count - padLength
+    }
+}
+
+extension AES128CBC {
+    /// A 16-byte key with its libgcrypt context opened and keyed once, in secure memory: a session's key, used for
+    /// every secret the session carries. Opening a context per secret cost an allocation and a random-pool poll
+    /// each time. libgcrypt contexts are not safe to share, so the context is used under a lock, held only for one
+    /// message.
+    public final class Key: Sendable {
+        private let cipher: Mutex<CipherHandle>
+
+        /// - Throws: ``CryptoError/invalidKey`` unless `key` is 16 bytes, or a libgcrypt error.
+        public init(_ key: SecretBytes) throws {
+            cipher = Mutex(try AES128CBC.keyedCipher(key: key))
+        }
+
+        /// Encrypts `plaintext` with PKCS#7 padding; see ``AES128CBC/encrypt(_:key:iv:)``.
+        public func encrypt(_ plaintext: SecretBytes, iv: [UInt8]) throws -> [UInt8] {
+            guard iv.count == blockSize else { throw CryptoError.invalidIV }
+            return try cipher.withLock { cipher throws -> [UInt8] in
+                try cipher.reset()
+                try cipher.setIV(iv)
+                return try AES128CBC.encrypt(plaintext, with: cipher)
+            }
+        }
+
+        /// Decrypts and unpads; see ``AES128CBC/decrypt(_:key:iv:)``.
+        public func decrypt(_ ciphertext: [UInt8], iv: [UInt8]) throws -> SecretBytes {
+            guard iv.count == blockSize else { throw CryptoError.invalidIV }
+            return try cipher.withLock { cipher throws -> SecretBytes in
+                try cipher.reset()
+                try cipher.setIV(iv)
+                return try AES128CBC.decrypt(ciphertext, with: cipher)
+            }
+        }
     }
 }

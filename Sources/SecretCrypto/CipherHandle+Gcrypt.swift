@@ -66,6 +66,16 @@ struct CipherHandle: ~Copyable {
         try LibgcryptError.check(error, "gcry_cipher_authenticate")
     }
 
+    /// Returns the handle to the state right after `setKey`: the key schedule stays, IV and AEAD state go. A keyed
+    /// handle is reused this way instead of being opened again, which costs an allocation in secure memory and a
+    /// random-pool poll (two system calls) each time.
+    /// - Throws: ``CryptoError`` on failure.
+    ///
+    /// The corresponding C function is `gcry_cipher_ctl(GCRYCTL_RESET)` (the `gcry_cipher_reset` macro).
+    func reset() throws {
+        try LibgcryptError.check(gcry_cipher_ctl(handle, Int32(GCRYCTL_RESET.rawValue), nil, 0), "gcry_cipher_reset")
+    }
+
     /// Marks the next encrypt/decrypt call as the last one (needed before GCM tag handling).
     /// - Throws: ``CryptoError`` on failure.
     ///

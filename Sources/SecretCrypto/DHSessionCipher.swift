@@ -10,7 +10,8 @@ public struct DHSessionCipher: Sendable {
     /// Our public key to send to the peer (unsigned big-endian, minimal length).
     public let publicKey: [UInt8]
 
-    private let key: SecretBytes
+    /// The session key as a keyed cipher context, opened once per session rather than once per secret.
+    private let key: AES128CBC.Key
 
     // MARK: - Initialisers
 
@@ -28,8 +29,8 @@ public struct DHSessionCipher: Sendable {
     /// - Throws: ``CryptoError/invalidPublicKey`` for an unacceptable peer key, or a libgcrypt error.
     public init(keyPair: DHKeyPair, peerPublicKey: [UInt8]) throws {
         let sharedSecret = try keyPair.sharedSecret(peerPublicKey: peerPublicKey)
-        key = try HKDF.sha256(
-            inputKeyMaterial: sharedSecret, salt: [], info: [], outputByteCount: AES128CBC.keyByteCount)
+        key = try AES128CBC.Key(HKDF.sha256(
+            inputKeyMaterial: sharedSecret, salt: [], info: [], outputByteCount: AES128CBC.keyByteCount))
         publicKey = keyPair.publicKey
     }
 
@@ -41,7 +42,7 @@ public struct DHSessionCipher: Sendable {
     /// - Throws: ``CryptoError`` if libgcrypt fails.
     public func encrypt(_ plaintext: SecretBytes) throws -> (iv: [UInt8], ciphertext: [UInt8]) {
         let iv = SecureRandom.nonce(count: AES128CBC.blockSize)
-        return (iv, try AES128CBC.encrypt(plaintext, key: key, iv: iv))
+        return (iv, try key.encrypt(plaintext, iv: iv))
     }
 
     /// Decrypts a secret.
@@ -51,6 +52,6 @@ public struct DHSessionCipher: Sendable {
     /// - Returns: The plaintext, in secure memory.
     /// - Throws: ``CryptoError/invalidIV``, ``CryptoError/invalidCiphertext`` or ``CryptoError/invalidPadding``.
     public func decrypt(iv: [UInt8], ciphertext: [UInt8]) throws -> SecretBytes {
-        try AES128CBC.decrypt(ciphertext, key: key, iv: iv)
+        try key.decrypt(ciphertext, iv: iv)
     }
 }

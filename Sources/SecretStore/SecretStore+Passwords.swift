@@ -77,7 +77,7 @@ extension SecretStore {
                                                                 length: bytes.count),
                                       recordCount: records.count)
             let state = CollectionState(id: id, label: label, created: now, modified: now,
-                                        vault: SecretVault(key: keys.data, collectionID: id), file: file)
+                                        vault: try SecretVault(key: keys.data, collectionID: id), file: file)
             state.keys = keys
             collections[id] = state
         } catch {
@@ -167,7 +167,7 @@ extension SecretStore {
         }
         try checkGeneration(parsed, id: id)
         let state = try loadLocked(path: path, expectedID: id)
-        let vault = SecretVault(key: keys.data, collectionID: id)
+        let vault = try SecretVault(key: keys.data, collectionID: id)
         for (itemID, item) in state.items {
             guard let sealed = item.sealedMeta else { continue }
             var opened = item

@@ -96,7 +96,7 @@ public actor SecretStore {
         guard inMemory else { throw .invalidArgs("a persistent collection needs a password") }
         let now = clock.now()
         collections[id] = CollectionState(id: id, label: label, created: now, modified: now,
-                                          vault: .ephemeral(collectionID: id), file: nil)
+                                          vault: try .ephemeral(collectionID: id), file: nil)
         markUnlocked(id)
         eventSink.yield(.collectionCreated(id))
         eventSink.yield(.collectionsListChanged)

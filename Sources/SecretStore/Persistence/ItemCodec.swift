@@ -2,6 +2,7 @@
 // Sealing and opening item metadata and secrets with a collection's data key.
 
 import SecretCrypto
+import SecretServiceProtocol
 
 /// An item's descriptive data, encrypted in files and held in clear in memory while unlocked.
 struct ItemMeta: Sendable, Equatable {
@@ -43,17 +44,24 @@ struct ItemMeta: Sendable, Equatable {
 /// Seals item metadata and secrets under one collection's data key. The associated data binds each ciphertext to
 /// its kind, collection and item, so none can be replayed elsewhere.
 struct SecretVault: Sendable {
-    private let key: SecretBytes
+    /// The data key as a keyed cipher context: every lookup opens a secret and every start-up opens every record,
+    /// so the context is opened once per unlock rather than once per value.
+    private let key: AES256GCM.Key
     let collectionID: String
 
-    init(key: SecretBytes, collectionID: String) {
-        self.key = key
+    init(key: SecretBytes, collectionID: String) throws {
+        self.key = try AES256GCM.Key(key)
         self.collectionID = collectionID
     }
 
     /// A vault with a random key, for collections that live only in memory.
-    static func ephemeral(collectionID: String) -> SecretVault {
-        SecretVault(key: SecureRandom.secretBytes(count: 32), collectionID: collectionID)
+    /// - Throws: `failed` when libgcrypt cannot open a cipher context (secure memory exhausted).
+    static func ephemeral(collectionID: String) throws(SecretServiceError) -> SecretVault {
+        do {
+            return try SecretVault(key: SecureRandom.secretBytes(count: 32), collectionID: collectionID)
+        } catch {
+            throw .failed("no cipher context for the collection: \(error)")
+        }
     }
 
     private func associatedData(_ kind: String, _ item: String) -> [UInt8] {
@@ -66,23 +74,23 @@ struct SecretVault: Sendable {
 
     func sealSecret(_ value: SecretBytes, item: String) throws -> SealedBlob {
         let nonce = SecureRandom.bytes(count: FileRecord.nonceSize)
-        return SealedBlob(nonce: nonce, sealed: try AES256GCM.seal(value, key: key, nonce: nonce,
+        return SealedBlob(nonce: nonce, sealed: try key.seal(value, nonce: nonce,
                                                                    associatedData: associatedData("secret", item)))
     }
 
     func openSecret(_ blob: SealedBlob, item: String) throws -> SecretBytes {
-        try AES256GCM.open(blob.sealed, key: key, nonce: blob.nonce, associatedData: associatedData("secret", item))
+        try key.open(blob.sealed, nonce: blob.nonce, associatedData: associatedData("secret", item))
     }
 
     func sealMeta(_ meta: ItemMeta, item: String) throws -> SealedBlob {
         let nonce = SecureRandom.bytes(count: FileRecord.nonceSize)
         let plain = SecretBytes(copying: meta.encode())
-        return SealedBlob(nonce: nonce, sealed: try AES256GCM.seal(plain, key: key, nonce: nonce,
+        return SealedBlob(nonce: nonce, sealed: try key.seal(plain, nonce: nonce,
                                                                    associatedData: associatedData("meta", item)))
     }
 
     func openMeta(_ blob: SealedBlob, item: String) throws -> ItemMeta {
-        let plain = try AES256GCM.open(blob.sealed, key: key, nonce: blob.nonce,
+        let plain = try key.open(blob.sealed, nonce: blob.nonce,
                                        associatedData: associatedData("meta", item))
         return try ItemMeta.decode(plain.copyBytes())
     }
