@@ -32,7 +32,7 @@ extension DaemonHarness {
         guard gnomeKeyringInstalled else {
             throw StartError("gnome-keyring-daemon is not installed (run `make setup-test`)")
         }
-        var environment = try scratchEnvironment(in: bus)
+        let environment = try scratchEnvironment(in: bus)
         let (logFile, logHandle, watcher) = try await prepareLaunch(on: bus, logName: "gnome-keyring")
 
         let process = Process()
