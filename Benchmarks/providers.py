@@ -155,8 +155,8 @@ class NullProvider(Provider):
 
 
 class Cofferd(Provider):
-    def __init__(self, binary):
-        super().__init__("cofferd")
+    def __init__(self, binary, name="cofferd"):
+        super().__init__(name)
         self.binary = binary
 
     def command(self, unlock):

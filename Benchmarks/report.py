@@ -52,10 +52,12 @@ def ratio(value):
 
 
 def table(results, sizes, providers):
-    names = [p for p in ("null", "cofferd", "gnome-keyring") if p in providers]
+    names = [p for p in ("null", "cofferd", "baseline", "gnome-keyring") if p in providers]
     head = ["N", "metric"] + names + [f"{p}/floor" for p in names if p != "null"]
     if "cofferd" in names and "gnome-keyring" in names:
         head.append("cofferd/gnome-keyring")
+    if "baseline" in names:
+        head.append("cofferd/baseline")
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for n in sizes:
         for key, label, unit, scale, _ in METRICS:
@@ -68,6 +70,8 @@ def table(results, sizes, providers):
                     row.append(ratio(paired_ratio(results, n, key, p, "null")) if "null" in names else "—")
             if "cofferd" in names and "gnome-keyring" in names:
                 row.append(ratio(paired_ratio(results, n, key, "cofferd", "gnome-keyring")))
+            if "baseline" in names:
+                row.append(ratio(paired_ratio(results, n, key, "cofferd", "baseline")))
             lines.append("| " + " | ".join(row) + " |")
     return "\n".join(lines)
 

@@ -148,6 +148,7 @@ def main():
     parser.add_argument("--rounds", type=int, help="rounds per size (default 5)")
     parser.add_argument("--turns", type=int, default=2, help="turns per operation and provider in a round")
     parser.add_argument("--providers", default="null,cofferd,gnome-keyring")
+    parser.add_argument("--baseline", help="another cofferd binary to run side by side as 'baseline' (A/B of a change)")
     parser.add_argument("--scratch", default=os.path.join(os.path.dirname(HERE), ".build-bench"))
     parser.add_argument("--json", help="also write the raw per-round results here")
     args = parser.parse_args()
@@ -163,6 +164,9 @@ def main():
         wanted.remove("gnome-keyring")
     catalogue = {"null": prov.NullProvider(null_binary), "cofferd": prov.Cofferd(os.path.abspath(args.cofferd)),
                  "gnome-keyring": prov.GnomeKeyring()}
+    if args.baseline:
+        catalogue["baseline"] = prov.Cofferd(os.path.abspath(args.baseline), name="baseline")
+        wanted.append("baseline")
     providers = [catalogue[w] for w in wanted]
     results = {}
     began = time.monotonic()
