@@ -20,21 +20,26 @@ public enum SecretObjectPath: Hashable, Sendable {
 
     /// Parses a path below `/org/freedesktop/secrets`; `nil` for paths outside the tree or of unknown shape.
     public init?(_ path: ObjectPath) {
-        if path == Self.base {
+        let raw = path.rawValue
+        if raw == Self.base.rawValue {
             self = .service
             return
         }
-        guard path.isDescendant(of: Self.base) else { return nil }
-        let parts = path.elements.dropFirst(3)  // org, freedesktop, secrets
-        guard let kind = parts.first else { return nil }
-        let names = parts.dropFirst().map(String.init)
-        switch (kind, names.count) {
-        case ("session", 1): self = .session(names[0])
-        case ("collection", 1): self = .collection(names[0])
-        case ("collection", 2): self = .item(collection: names[0], item: names[1])
-        case ("aliases", 1): self = .alias(names[0])
-        case ("aliases", 2): self = .aliasItem(alias: names[0], item: names[1])
-        case ("prompt", 1): self = .prompt(names[0])
+        // Every call resolves its path, and GetSecrets one per item: one split of the part below the base.
+        guard raw.hasPrefix(Self.prefix) else { return nil }
+        let parts = raw.utf8.dropFirst(Self.prefix.utf8.count).split(separator: UInt8(ascii: "/"),
+                                                                      omittingEmptySubsequences: false)
+        guard let kind = parts.first, parts.count <= 3, let first = parts.dropFirst().first.map({ String(Substring($0)) }) else {
+            return nil
+        }
+        let second = parts.count == 3 ? String(Substring(parts[2])) : nil
+        switch (String(Substring(kind)), second) {
+        case ("session", nil): self = .session(first)
+        case ("collection", nil): self = .collection(first)
+        case ("collection", let item?): self = .item(collection: first, item: item)
+        case ("aliases", nil): self = .alias(first)
+        case ("aliases", let item?): self = .aliasItem(alias: first, item: item)
+        case ("prompt", nil): self = .prompt(first)
         default: return nil
         }
     }
@@ -52,10 +57,18 @@ public enum SecretObjectPath: Hashable, Sendable {
         }
     }
 
+    /// The base path with its trailing slash, the start of every object path below it.
+    private static let prefix = base.rawValue + "/"
+
+    /// Builds the path in one string (replies list a path per item); each identifier must be a path element.
     private static func make(_ kind: String, _ ids: String...) -> ObjectPath {
-        var path = base.appending(kind)
-        for id in ids { path = path.appending(id) }
-        return path
+        var raw = prefix + kind
+        for id in ids {
+            precondition(ObjectPath.isValidElement(id[...]), "invalid path element")
+            raw += "/"
+            raw += id
+        }
+        return ObjectPath(unchecked: raw)
     }
 }
 

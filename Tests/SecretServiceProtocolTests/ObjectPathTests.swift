@@ -30,6 +30,7 @@ struct ObjectPathTests {
         "/", "/org/freedesktop", "/org/freedesktop/secretsx", "/org/freedesktop/secrets/collection",
         "/org/freedesktop/secrets/bogus/x", "/org/freedesktop/secrets/collection/a/b/c",
         "/org/freedesktop/secrets/session/1/2", "/org/freedesktop/secrets/prompt", "/org/freedesktop/Secrets",
+        "/org/freedesktop/secretsx/collection/login",
     ])
     func rejects(_ text: String) throws {
         #expect(SecretObjectPath(try #require(ObjectPath(text))) == nil)

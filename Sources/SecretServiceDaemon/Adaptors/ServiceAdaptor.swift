@@ -121,7 +121,7 @@ struct ServiceAdaptor {
         var seen = Set<ObjectPath>()
         for path in items where seen.insert(path).inserted {
             // Unknown and locked items are left out, as clients expect, rather than failing the whole call.
-            guard let (collection, item) = await context.itemAddress(for: path) else { continue }
+            guard let (collection, item) = await context.itemLocation(for: path) else { continue }
             let secret: StoredSecret
             do {
                 secret = try await context.store.secret(collection: collection, item: item)

@@ -32,20 +32,23 @@ struct DaemonContext: Sendable {
 
     /// The (collection, item) an item path names, directly or through an alias, if the item exists.
     func itemAddress(for path: ObjectPath) async -> (collection: String, item: String)? {
-        let collection: String?
-        let item: String
+        guard let (collection, item) = await itemLocation(for: path),
+              await store.itemExists(collection: collection, item: item) else { return nil }
+        return (collection, item)
+    }
+
+    /// The (collection, item) an item path names, with an alias resolved, whether or not the item exists. A caller
+    /// that reads the item next learns that from the read, which saves a store call per item of `GetSecrets`.
+    func itemLocation(for path: ObjectPath) async -> (collection: String, item: String)? {
         switch SecretObjectPath(path) {
-        case .item(let c, let i)?:
-            collection = c
-            item = i
-        case .aliasItem(let alias, let i)?:
-            collection = await store.resolveAlias(alias)
-            item = i
+        case .item(let collection, let item)?:
+            return (collection, item)
+        case .aliasItem(let alias, let item)?:
+            guard let collection = await store.resolveAlias(alias) else { return nil }
+            return (collection, item)
         default:
             return nil
         }
-        guard let collection, await store.itemExists(collection: collection, item: item) else { return nil }
-        return (collection, item)
     }
 
     /// The caller's session at `path`.
