@@ -146,6 +146,32 @@ struct CallTests {
         }
     }
 
+    @Test("a loop that always has queued work still reads and answers its socket")
+    func busyLoopStillServesIO() async throws {
+        try await TestBus.withPrivateBus { bus in
+            let server = try await EchoServer(bus: bus)
+            let client = try await bus.connect()
+            // A task that re-enqueues itself on the server's loop without end: the loop never runs out of jobs, so
+            // only its periodic poll between busy turns lets the calls in.
+            let spinner = Task(executorPreference: server.connection.taskExecutor) {
+                var turns = 0
+                while !Task.isCancelled {
+                    await Task.yield()
+                    turns += 1
+                }
+                return turns
+            }
+            for index in 0..<20 {
+                let reply = try await client.call(server.call("Echo", [.int32(Int32(index))]))
+                #expect(reply.body == [.int32(Int32(index))])
+            }
+            spinner.cancel()
+            #expect(await spinner.value > 0)
+            await client.close()
+            await server.close()
+        }
+    }
+
     @Test func fileDescriptorCrossesTheBus() async throws {
         try await TestBus.withPrivateBus { bus in
             let server = try await EchoServer(bus: bus)
