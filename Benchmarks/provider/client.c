@@ -221,7 +221,9 @@ static void wait_for_name(client *c) {
                        &error);
     if (dbus_error_is_set(&error)) ss_die(error.name, error.message);
     if (dbus_bus_name_has_owner(c->conn, SS_NAME, NULL)) return;
-    while (dbus_connection_read_write(c->conn, -1)) {
+    /* The signal can arrive in the same read as the NameHasOwner reply and already wait in the queue, so the
+       queue is drained before every blocking read (blocking first would wait for a signal already received). */
+    do {
         DBusMessage *msg;
         while ((msg = dbus_connection_pop_message(c->conn))) {
             const char *name, *old_owner, *new_owner;
@@ -232,7 +234,7 @@ static void wait_for_name(client *c) {
             dbus_message_unref(msg);
             if (owned) return;
         }
-    }
+    } while (dbus_connection_read_write(c->conn, -1));
     ss_die("the bus went away", NULL);
 }
 
