@@ -29,6 +29,26 @@ public struct Argon2idParameters: Sendable, Equatable, Codable {
     /// The largest accepted memory size: 4 GiB.
     public static let maximumMemoryKiB: UInt32 = 4 * 1024 * 1024
 
+    /// The most passes a stored key wrap may ask for.
+    public static let maximumWrapIterations: UInt32 = 16
+    /// The most memory a stored key wrap may ask for: 1 GiB.
+    public static let maximumWrapMemoryKiB: UInt32 = 1024 * 1024
+    /// The most lanes a stored key wrap may ask for.
+    public static let maximumWrapParallelism: UInt32 = 4
+    /// The most passes × memory (in KiB) a stored key wrap may ask for: 4 GiB worth of passes, sixteen times the
+    /// default's work.
+    public static let maximumWrapWork: UInt64 = 4 * 1024 * 1024
+
+    /// Whether these parameters may protect a stored key. They are read from a file before anything in it can be
+    /// verified (they are authenticated only with the wrapped key they lead to), so the bounds are what stops an
+    /// altered file from making an unlock run for hours or exhaust memory. New passwords must stay inside them too,
+    /// or the file written could not be opened again.
+    public var isWithinWrapBounds: Bool {
+        isValid && iterations <= Self.maximumWrapIterations && memoryKiB <= Self.maximumWrapMemoryKiB
+            && parallelism <= Self.maximumWrapParallelism
+            && UInt64(iterations) * UInt64(memoryKiB) <= Self.maximumWrapWork
+    }
+
     /// Whether the values are in the range SecretCrypto accepts.
     var isValid: Bool {
         iterations >= 1 && (1...0xFF_FFFF).contains(parallelism)

@@ -42,6 +42,8 @@ public enum DaemonError: Error, CustomStringConvertible, Equatable {
     case nameTaken(owner: String?)
     /// No bus to connect to.
     case noBus(String)
+    /// Another process holds the data directory (the message names it and the holder's pid).
+    case dataDirectoryInUse(String)
 
     public var description: String {
         switch self {
@@ -49,6 +51,7 @@ public enum DaemonError: Error, CustomStringConvertible, Equatable {
             "org.freedesktop.secrets is already owned by \(owner ?? "another process"); stop that provider or run "
                 + "with --replace"
         case .noBus(let detail): "cannot connect to the bus: \(detail)"
+        case .dataDirectoryInUse(let detail): detail
         }
     }
 }

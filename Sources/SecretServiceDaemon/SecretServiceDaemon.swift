@@ -33,6 +33,12 @@ public final class SecretServiceDaemon: Service {
     }
 
     public func run() async throws {
+        // Before the bus: a second daemon on this directory must not even compete for the name.
+        do {
+            try await store.lockDirectory()
+        } catch let error as DirectoryInUse {
+            throw DaemonError.dataDirectoryInUse("\(error)")
+        }
         let connection = try await connect()
         let router = Router(store: store, prompter: configuration.prompter,
                             sender: ConnectionSender(connection: connection, logger: logger),

@@ -26,18 +26,34 @@ extension SecretStore {
     public func loadCollections() throws(SecretServiceError) -> [UnavailableCollection] {
         guard let directory else { return [] }
         do {
-            try POSIXFile.ensureDirectory(directory)
+            try lockDirectory()
             ledger = try GenerationLedger(directory: directory)
             try loadAliases()
+        } catch let error as DirectoryInUse {
+            throw .failed("\(error)")
         } catch {
             throw .failed("cannot use the data directory: \(error)")
         }
+        for problem in ledger?.problems ?? [] {
+            logger.error("the generations file has a line it cannot use; it is ignored",
+                         metadata: ["path": "\(directory)/generations", "reason": "\(problem)"])
+        }
         var problems: [UnavailableCollection] = []
-        for name in Self.fileNames(in: directory) where name.hasSuffix(Self.fileSuffix) {
-            let id = String(name.dropLast(Self.fileSuffix.count))
+        for name in Self.fileNames(in: directory) {
             let path = directory + "/" + name
+            if name.hasSuffix(POSIXFile.temporarySuffix) {
+                // Left by a crash during a replace; the file it was meant to replace is intact.
+                unlink(path)
+                continue
+            }
+            guard name.hasSuffix(Self.fileSuffix) else { continue }
+            let id = String(name.dropLast(Self.fileSuffix.count))
             do {
-                let state = try loadLocked(path: path, expectedID: id)
+                guard ObjectPathElement.isValid(id) else {
+                    throw FormatError("the file name is not a valid collection id (letters, digits and '_' only)")
+                }
+                guard let bytes = try POSIXFile.read(path) else { throw StorageError(message: "the file vanished") }
+                let state = try loadLocked(Journal.parse(bytes), path: path, expectedID: id)
                 state.isLocked = true
                 collections[id] = state
             } catch {
@@ -48,6 +64,19 @@ extension SecretStore {
         return problems
     }
 
+    /// Takes the data directory (creating it) for as long as this store lives; does nothing without one or when
+    /// already held. ``loadCollections()`` takes it too; a daemon calls this first, before anything else.
+    /// - Throws: ``DirectoryInUse`` when another process or store holds it; an error naming the system's reason when
+    ///   the directory cannot be created or locked.
+    public func lockDirectory() throws {
+        guard let directory, directoryLock == nil else { return }
+        try POSIXFile.ensureDirectory(directory)
+        directoryLock = try DirectoryLock(directory: directory)
+    }
+
+    /// The lines of the `generations` file that could not be used when it was read, described (never guessed at).
+    public func ledgerProblems() -> [String] { ledger?.problems ?? [] }
+
     /// Collections whose files failed to open.
     public func unavailableCollections() -> [UnavailableCollection] {
         unavailable.sorted { $0.key < $1.key }.map {
@@ -55,10 +84,10 @@ extension SecretStore {
         }
     }
 
-    /// Builds a locked collection from a file's structure: ids, tags and sealed blobs.
-    func loadLocked(path: String, expectedID: String) throws -> CollectionState {
-        guard let bytes = try POSIXFile.read(path) else { throw StorageError(message: "the file vanished") }
-        let parsed = try Journal.parse(bytes)
+    /// Builds a locked collection from a parsed file's structure: ids, tags and sealed blobs. The key wrap's cost
+    /// parameters are checked here, before anything can verify them: an altered file must not be able to make an
+    /// unlock run for hours or exhaust memory.
+    func loadLocked(_ parsed: ParsedFile, path: String, expectedID: String) throws -> CollectionState {
         guard parsed.header.id == expectedID else { throw FormatError("the file belongs to collection \(parsed.header.id)") }
         try checkGeneration(parsed, id: expectedID)
         var wrap: KeyWrap?
@@ -78,6 +107,11 @@ extension SecretStore {
             }
         }
         guard let wrap else { throw FormatError("the file holds no key") }
+        guard wrap.parameters.isWithinWrapBounds else {
+            throw FormatError("the key wrap asks for a key derivation cost outside the accepted bounds "
+                + "(\(wrap.parameters.iterations) passes, \(wrap.parameters.memoryKiB) KiB, "
+                + "\(wrap.parameters.parallelism) lanes)")
+        }
         let file = CollectionFile(path: path, header: parsed.header, indexKey: SecretBytes(copying: parsed.header.indexKey),
                                   keyWrap: wrap, writer: nil, recordCount: parsed.frames.count)
         let state = CollectionState(id: expectedID, label: label, created: parsed.header.created, modified: modified,

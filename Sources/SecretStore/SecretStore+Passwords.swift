@@ -48,7 +48,7 @@ extension SecretStore {
         let base = preferredID ?? ObjectPathElement.derive(from: label, fallback: "collection")
         var id = base
         var counter = 1
-        while collections[id] != nil || unavailable[id] != nil || (try? POSIXFile.read(path(of: id)!)) != nil {
+        while collections[id] != nil || unavailable[id] != nil || POSIXFile.exists(path(of: id)!) {
             id = "\(base)_\(counter)"
             counter += 1
         }
@@ -156,17 +156,16 @@ extension SecretStore {
         }
     }
 
-    /// Re-reads the file, checks every record's MAC and the generation, and decrypts all item metadata.
+    /// Reads the file once, checks every record's MAC and the generation, and builds the collection from those same
+    /// bytes, decrypting all item metadata.
     func verifiedState(of id: String, path: String, master: SecretBytes) throws -> CollectionState {
         let keys = try CollectionKeys(master: master, collectionID: id)
         guard let bytes = try POSIXFile.read(path) else { throw StorageError(message: "the file vanished") }
         let parsed = try Journal.parse(bytes)
-        guard parsed.header.id == id else { throw FormatError("the file belongs to another collection") }
         guard let lastMAC = try Journal.verify(parsed, key: keys.authentication) else {
             throw FormatError("the file failed authentication: it was altered")
         }
-        try checkGeneration(parsed, id: id)
-        let state = try loadLocked(path: path, expectedID: id)
+        let state = try loadLocked(parsed, path: path, expectedID: id)
         let vault = try SecretVault(key: keys.data, collectionID: id)
         for (itemID, item) in state.items {
             guard let sealed = item.sealedMeta else { continue }

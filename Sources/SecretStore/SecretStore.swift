@@ -25,6 +25,8 @@ public actor SecretStore {
     /// Where persistent collections live; `nil` keeps everything in memory.
     let directory: String?
     var ledger: GenerationLedger?
+    /// Held from the first load for the store's life, so no second store writes the same directory.
+    var directoryLock: DirectoryLock?
     /// Collections whose files failed to open, with the reason; never written to.
     var unavailable: [String: String] = [:]
     /// Whether new collections can be kept in files.

@@ -24,7 +24,8 @@ struct Cofferd: AsyncParsableCommand {
             provider); \(ExitStatus.failure) on other failures; \(ExitStatus.badConfig) when the configuration file \
             cannot be read or is malformed (one line names the file, the line and the problem); \
             \(ExitStatus.nameTaken) when another provider owns org.freedesktop.secrets; \(ExitStatus.noBus) when there \
-            is no bus to connect to.
+            is no bus to connect to; \(ExitStatus.dataDirectoryInUse) when another cofferd holds the data directory \
+            (one line names the directory and that process's pid).
 
             Settings such as auto-lock are read from $XDG_CONFIG_HOME/coffer/cofferd.conf (else \
             $HOME/.config/coffer/cofferd.conf); a missing file means the defaults. The format is in README.md, \
@@ -75,8 +76,11 @@ struct Cofferd: AsyncParsableCommand {
         if memoryOnly && (dataDir != nil || unlock) {
             throw ValidationError("--memory-only cannot be combined with --data-dir or --unlock")
         }
-        guard kdfIterations >= 1, kdfMemory >= 8, kdfMemory <= Argon2idParameters.maximumMemoryKiB else {
-            throw ValidationError("--kdf-iterations must be at least 1 and --kdf-memory between 8 and 4194304 KiB")
+        let cost = Argon2idParameters(iterations: kdfIterations, memoryKiB: kdfMemory, parallelism: 1)
+        guard cost.isWithinWrapBounds else {
+            throw ValidationError("--kdf-iterations must be 1 to \(Argon2idParameters.maximumWrapIterations), "
+                + "--kdf-memory 8 to \(Argon2idParameters.maximumWrapMemoryKiB) KiB, and their product at most "
+                + "\(Argon2idParameters.maximumWrapWork)")
         }
         guard promptTimeout > 0 else { throw ValidationError("--prompt-timeout must be positive") }
         if let dataDir, !dataDir.hasPrefix("/") {
@@ -130,6 +134,7 @@ struct Cofferd: AsyncParsableCommand {
             switch error {
             case .nameTaken: Self.fail("\(error)", status: ExitStatus.nameTaken)
             case .noBus: Self.fail("\(error)", status: ExitStatus.noBus)
+            case .dataDirectoryInUse: Self.fail("\(error)", status: ExitStatus.dataDirectoryInUse)
             }
         } catch let error as ServiceGroupError {
             Self.fail("\(error)", status: ExitStatus.failure)
@@ -162,6 +167,7 @@ enum ExitStatus {
     static let badConfig: Int32 = 2
     static let nameTaken: Int32 = 3
     static let noBus: Int32 = 4
+    static let dataDirectoryInUse: Int32 = 5
 }
 
 /// Process-wide protections applied before any secret is handled.

@@ -134,9 +134,12 @@ struct PersistenceTests {
         try handle.seekToEnd()
         try handle.write(contentsOf: Data([0, 0, 1, 0, 3, 0, 0]))  // a frame header promising more than follows
         try handle.close()
-        let store = try await dir.store()
-        #expect(try await store.unlock("t", password: password("pw")))
-        _ = try await store.createItem(in: "t", label: "b", attributes: [:], secret: secret("2"), replace: false)
+        do {
+            // Scoped: the next store is a restart, and a store holds its directory for as long as it lives.
+            let store = try await dir.store()
+            #expect(try await store.unlock("t", password: password("pw")))
+            _ = try await store.createItem(in: "t", label: "b", attributes: [:], secret: secret("2"), replace: false)
+        }
         let again = try await dir.store()
         #expect(try await again.unlock("t", password: password("pw")))
         #expect(try await again.itemIDs(in: "t") == ["1", "2"])

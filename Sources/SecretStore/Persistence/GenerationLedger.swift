@@ -4,6 +4,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import SecretServiceProtocol
 
 /// An append-only list of `id generation` lines in `<dir>/generations`; the highest generation per id counts.
 /// Appending one line and syncing costs the same whatever the collections hold; the list is rewritten compactly
@@ -12,6 +13,8 @@ final class GenerationLedger {
     private let path: String
     private let directory: String
     private(set) var generations: [String: UInt64] = [:]
+    /// Lines that could not be used when the file was read, described without their contents.
+    private(set) var problems: [String] = []
     private var lines = 0
     private var fd: Int32 = -1
 
@@ -19,21 +22,40 @@ final class GenerationLedger {
 
     init(directory: String) throws {
         self.directory = directory
-        path = directory + "/generations"
+        path = directory + "/" + Self.fileName
         if let bytes = try POSIXFile.read(path) {
-            // A torn last line (a crash while appending) has no newline yet and is ignored.
-            for line in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).dropLast() {
-                let fields = line.split(separator: UInt8(ascii: " "))
-                guard fields.count == 2, let id = String(validating: fields[0], as: UTF8.self),
-                      let generation = UInt64(String(decoding: fields[1], as: UTF8.self))
-                else { continue }
-                generations[id] = max(generations[id] ?? 0, generation)
-                lines += 1
-            }
+            let parsed = Self.parse(bytes)
+            generations = parsed.generations
+            problems = parsed.problems
+            lines = parsed.generations.count + parsed.problems.count
         }
-        // Compact now if we may; on a read-only directory the list still serves its reader, and the rewrite waits
-        // for the first write (which then fails with the system's reason).
-        try? rewrite(generations)
+        // Compact now if we may, unless some line could not be used: that file stays as it is for `coffer doctor`
+        // and a person to look at until the next write rewrites it. On a read-only directory the list still serves
+        // its reader, and the rewrite waits for the first write (which then fails with the system's reason).
+        if problems.isEmpty { try? rewrite(generations) }
+    }
+
+    static let fileName = "generations"
+
+    /// Reads `id generation` lines. A line that is not exactly a valid collection id, one space and a decimal number
+    /// is reported, never guessed at; a torn last line (a crash while appending: no newline yet) is ignored.
+    static func parse(_ bytes: [UInt8]) -> (generations: [String: UInt64], problems: [String]) {
+        var generations: [String: UInt64] = [:]
+        var problems: [String] = []
+        let lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).dropLast()
+        for (number, line) in lines.enumerated() {
+            let fields = line.split(separator: UInt8(ascii: " "), omittingEmptySubsequences: false)
+            guard fields.count == 2, let id = String(validating: fields[0], as: UTF8.self),
+                  ObjectPathElement.isValid(id), !fields[1].isEmpty, fields[1].count <= 20,
+                  fields[1].allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
+                  let generation = UInt64(String(decoding: fields[1], as: UTF8.self))
+            else {
+                problems.append("line \(number + 1) is not '<collection id> <generation>'")
+                continue
+            }
+            generations[id] = max(generations[id] ?? 0, generation)
+        }
+        return (generations, problems)
     }
 
     deinit { if fd >= 0 { close(fd) } }
@@ -70,6 +92,7 @@ final class GenerationLedger {
         fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
         guard fd >= 0 else { throw StorageError("cannot open", path) }
         self.generations = generations
+        problems = []
         lines = generations.count
     }
 }

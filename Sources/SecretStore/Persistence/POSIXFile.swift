@@ -23,15 +23,25 @@ struct DirectorySyncError: Error, CustomStringConvertible {
 }
 
 enum POSIXFile {
-    /// The whole file, or `nil` if it does not exist.
-    static func read(_ path: String) throws -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+    /// The whole of a regular file, read through one descriptor, or `nil` if it does not exist. What a caller
+    /// verifies is then exactly what it loads: nothing can be swapped in between two reads. Symbolic links, FIFOs
+    /// and devices are refused (a FIFO could hand each reader different bytes; opening it never blocks here), and
+    /// so is a file whose size changed while it was read.
+    /// - Parameter limit: the largest size accepted; a larger file is refused before it is read.
+    static func read(_ path: String, limit: Int = .max) throws -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         if fd < 0 {
             if errno == ENOENT { return nil }
+            if errno == ELOOP { throw StorageError(message: "\(path) is a symbolic link; refusing to follow it") }
             throw StorageError("cannot open", path)
         }
         defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw StorageError("cannot inspect", path) }
+        guard info.st_mode & S_IFMT == S_IFREG else { throw StorageError(message: "\(path) is not a regular file") }
+        guard info.st_size <= limit else { throw StorageError(message: "\(path) is larger than \(limit) bytes") }
         var bytes: [UInt8] = []
+        bytes.reserveCapacity(Int(info.st_size))
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
             let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
@@ -40,9 +50,20 @@ enum POSIXFile {
                 throw StorageError("cannot read", path)
             }
             if count == 0 { break }
+            guard bytes.count + count <= limit else { throw StorageError(message: "\(path) grew while being read") }
             bytes += chunk[0..<count]
         }
+        var after = stat()
+        guard fstat(fd, &after) == 0, after.st_size == bytes.count else {
+            throw StorageError(message: "\(path) changed while being read")
+        }
         return bytes
+    }
+
+    /// Whether anything (a file, a link, even a dangling one) has this name.
+    static func exists(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0
     }
 
     /// Writes all of `bytes` to `fd`.
@@ -74,9 +95,8 @@ enum POSIXFile {
     /// directory synced. A crash leaves the old file or the new one. Any error but ``DirectorySyncError`` means the
     /// old file is still in place; that one means the new file is in place but its rename may not be durable yet.
     static func replace(_ path: String, with bytes: [UInt8], directory: String) throws {
-        let temporary = path + ".tmp"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw StorageError("cannot create", temporary) }
+        let temporary = path + temporarySuffix
+        let fd = try createExclusively(temporary)
         do {
             try writeAll(fd, bytes, path: temporary)
             try sync(fd, path: temporary)
@@ -96,6 +116,23 @@ enum POSIXFile {
         } catch {
             throw DirectorySyncError(underlying: "\(error)")
         }
+    }
+
+    /// What ``replace(_:with:directory:)`` appends to the name of the file it writes first.
+    static let temporarySuffix = ".tmp"
+
+    /// Creates `path` for writing, refusing to reuse anything already there: with `O_EXCL | O_NOFOLLOW` a link
+    /// planted at the name cannot redirect the write elsewhere. Something left at the name (by a crash, or planted)
+    /// is unlinked, which removes the link and never its target, and creation is tried once more.
+    static func createExclusively(_ path: String) throws -> Int32 {
+        let flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC
+        var fd = open(path, flags, 0o600)
+        if fd < 0 && errno == EEXIST {
+            guard unlink(path) == 0 || errno == ENOENT else { throw StorageError("cannot remove the stale", path) }
+            fd = open(path, flags, 0o600)
+        }
+        guard fd >= 0 else { throw StorageError("cannot create", path) }
+        return fd
     }
 
     /// Creates `directory` (and parents) with mode 0700 if missing, and tightens it to 0700.
