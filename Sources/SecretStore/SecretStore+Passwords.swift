@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Password-protected collections: create, unlock (with full verification of the file), change the password.
+// Password-protected collections: create, and unlock with full verification of the file.
 
 public import SecretCrypto
 public import SecretServiceProtocol
@@ -62,7 +62,7 @@ extension SecretStore {
             let records: [FileRecord] = [.keyWrap(wrap), .collection(label: label, modified: now)]
             let (bytes, mac) = try Journal.encodeFile(header: header, records: records, firstSequence: 1,
                                                       key: keys.authentication)
-            try POSIXFile.ensureDirectory(directory)
+            try lockDirectory()
             if ledger == nil { ledger = try GenerationLedger(directory: directory) }
             do {
                 try POSIXFile.replace(path, with: bytes, directory: directory)
@@ -179,41 +179,5 @@ extension SecretStore {
         state.file?.writer = JournalWriter(path: path, lastMAC: lastMAC, nextSequence: parsed.lastSequence + 1,
                                                length: parsed.validLength)
         return state
-    }
-
-    // MARK: - Changing the password
-
-    /// Re-wraps the master key under a new password; no item is re-encrypted.
-    /// - Returns: `false` when `old` is wrong.
-    public nonisolated func changePassword(of id: String, from old: SecretBytes, to new: SecretBytes) async
-        throws(SecretServiceError) -> Bool {
-        let (_, oldKEK) = try await currentKeyEncryptionKey(of: id, password: old)
-        let (newKEK, salt, parameters) = try await offTheCallersExecutor { () throws(SecretServiceError) in
-            try newKeyEncryptionKey(for: new)
-        }
-        return try await finishPasswordChange(id, oldKEK: oldKEK, newKEK: newKEK, salt: salt, parameters: parameters)
-    }
-
-    func finishPasswordChange(_ id: String, oldKEK: SecretBytes, newKEK: SecretBytes, salt: [UInt8],
-                              parameters: Argon2idParameters) throws(SecretServiceError) -> Bool {
-        let wasLocked = try state(of: id).isLocked
-        // Check the old password against the wrap itself: an unlocked collection would not ask for it otherwise.
-        guard KeyWrapping.unwrap(try keyWrap(of: id), kek: oldKEK, collectionID: id) != nil,
-              try finishUnlock(id, kek: oldKEK)
-        else { return false }
-        let state = try state(of: id)
-        guard let keys = state.keys else { throw .failed("the collection has no keys") }
-        let wrap: KeyWrap
-        do {
-            wrap = try KeyWrapping.wrap(master: keys.master, kek: newKEK, collectionID: id, parameters: parameters,
-                                        salt: salt)
-        } catch {
-            throw .failed("the new password could not be applied")
-        }
-        try persist(.keyWrap(wrap), in: state)
-        collections[id]?.file?.keyWrap = wrap
-        compactIfWorthwhile(id)
-        if wasLocked { try setLocked(id, true) }
-        return true
     }
 }

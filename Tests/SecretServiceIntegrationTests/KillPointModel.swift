@@ -42,6 +42,8 @@ struct KillPointModel {
     private(set) var items: [String: ItemState] = [:]
     var paths: [String: ObjectPath] = [:]
     private(set) var password: String
+    /// The password the last change replaced: it must never open the collection again.
+    private(set) var retiredPassword: String?
     private(set) var collectionLabel: String?
     /// The change whose reply never came: it may or may not have happened.
     var pending: KillWrite?
@@ -101,7 +103,10 @@ struct KillPointModel {
             if case .create = write { paths[id] = path }
             if case .delete = write { paths[id] = nil }
         }
-        if case .changePassword(let new) = write { password = new }
+        if case .changePassword(let new) = write, new != password {
+            retiredPassword = password
+            password = new
+        }
         if case .setCollectionLabel(let label) = write { collectionLabel = label }
         pending = nil
     }
@@ -163,6 +168,7 @@ struct KillPointModel {
         }
         items = found
         paths = foundPaths
+        if usedPassword != password { retiredPassword = password }
         password = usedPassword
         collectionLabel = label
         pending = nil

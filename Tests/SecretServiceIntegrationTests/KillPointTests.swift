@@ -158,6 +158,13 @@ private struct KillPointLane {
             Issue.record("\(context): the log reports '\(bad)':\n\(log)\nthe killed instance's log ends:\n\(killedLog())")
             return false
         }
+        // A password change replaces the key: the password before the last change opens nothing, whatever the
+        // moment of the kill (the collection is still locked here: no start unlocks it).
+        if let retired = model.retiredPassword, retired != model.pendingPassword,
+           try await FaultCalls.unlock(client, KillPointTests.login, password: retired) {
+            Issue.record("\(context): the password replaced by an acknowledged change still unlocks login")
+            return false
+        }
         // Auto-lock may strike between unlocking and reading: then unlock and read again.
         for _ in 0..<5 {
             var used: String?
