@@ -15,8 +15,7 @@ struct CollectionAdaptor {
         let args = Arguments(call)
         switch call.member {
         case "Delete":
-            try await context.store.deleteCollection(id)
-            return HandlerResult([.objectPath(.root)])
+            return try await delete(id, caller: call.caller)
         case "SearchItems":
             let found = try await context.store.search(in: id, try args.attributes(0))
             return HandlerResult([.objectPaths(found.map { Paths.item(id, $0) })])
@@ -26,6 +25,26 @@ struct CollectionAdaptor {
         default:
             throw .unknownMethod("no method '\(call.member)' in the Collection interface")
         }
+    }
+
+    /// `Delete() → (o prompt)`. An unlocked collection goes at once. A locked one is deleted only once a prompt
+    /// has unlocked it: deleting must take no less than reading, or anyone on the bus could destroy a collection
+    /// whose password they never knew. A dismissed prompt leaves it (and its file) as it was.
+    private func delete(_ id: String, caller: BusName) async throws(SecretServiceError) -> HandlerResult {
+        guard try await context.store.collectionInfo(id).isLocked else {
+            try await context.store.deleteCollection(id)
+            return HandlerResult([.objectPath(.root)])
+        }
+        let context = context
+        let work = PromptWork(emptyResult: .objectPaths([])) { windowID in
+            let unlocked = await context.unlocks.unlock(id) {
+                await UnlockFlow(context: context).run(id, windowID: windowID, caller: caller)
+            }
+            guard unlocked, !Task.isCancelled, (try? await context.store.deleteCollection(id)) != nil else { return nil }
+            return .objectPaths([Paths.collection(id)])
+        }
+        let prompt = try await context.clients.createPrompt(owner: caller, work: work)
+        return HandlerResult([.objectPath(Paths.prompt(prompt))])
     }
 
     private func createItem(in collection: String, properties: [String: DBusValue], secret: WireSecret, replace: Bool,
