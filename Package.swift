@@ -75,7 +75,7 @@ let package = Package(
             name: "coffer",
             dependencies: [
                 "Keychain", "SecretServiceClient", "SecretServiceProtocol", "SecretCrypto", "DBusWire", "DBusTransport",
-                "KeyringFiles", argumentParser,
+                "KeyringFiles", "SecretStore", argumentParser,
             ],
             swiftSettings: strict),
 

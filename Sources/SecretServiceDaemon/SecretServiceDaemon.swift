@@ -33,11 +33,14 @@ public final class SecretServiceDaemon: Service {
     }
 
     public func run() async throws {
-        // Before the bus: a second daemon on this directory must not even compete for the name.
+        // Before the bus: a second daemon on this directory must not even compete for the name, unless it is here
+        // to replace the one that holds it.
+        var handover: DirectoryInUse?
         do {
             try await store.lockDirectory()
         } catch let error as DirectoryInUse {
-            throw DaemonError.dataDirectoryInUse("\(error)")
+            guard configuration.replace else { throw DaemonError.dataDirectoryInUse("\(error)") }
+            handover = error
         }
         let connection = try await connect()
         let router = Router(store: store, prompter: configuration.prompter,
@@ -46,9 +49,10 @@ public final class SecretServiceDaemon: Service {
         try await connection.registerObjectTree(at: SecretServiceNames.servicePath)
         try await connection.addMatch(
             "type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged'")
+        if let handover { try await takeOver(handover, on: connection) }
         try await bootstrapCollections()
         Self.returnFreedMemory()
-        try await claimName(on: connection)
+        if handover == nil { try await claimName(on: connection) }
         logger.info("serving org.freedesktop.secrets", metadata: ["dbus.unique": "\(connection.uniqueName)"])
         ready.yield(connection.uniqueName.rawValue)
         ready.finish()
@@ -135,6 +139,33 @@ public final class SecretServiceDaemon: Service {
             return false
         }
     }
+
+    /// `--replace` of a cofferd that holds this data directory: take the name, so it shuts down and lets go of the
+    /// files, then wait for them. Calls that arrive meanwhile wait in the connection until the files are loaded.
+    /// A holder that is not the provider being replaced (a cofferd on another bus) keeps its directory.
+    private func takeOver(_ handover: DirectoryInUse, on connection: Connection) async throws {
+        let owner = try? await connection.processID(of: SecretServiceNames.busName)
+        guard let holder = handover.holder, let owner, UInt32(holder) == owner else {
+            throw DaemonError.dataDirectoryInUse("\(handover)")
+        }
+        try await claimName(on: connection)
+        let clock = ContinuousClock()
+        let deadline = clock.now + Self.handoverTimeout
+        while true {
+            do {
+                try await store.lockDirectory()
+                return
+            } catch is DirectoryInUse where clock.now < deadline {
+                // The replaced daemon is answering its last calls and closing; nothing to wake us when it is done.
+                try await Task.sleep(for: .milliseconds(20))
+            } catch is DirectoryInUse {
+                throw DaemonError.dataDirectoryInUse("\(handover); it did not exit within \(Self.handoverTimeout)")
+            }
+        }
+    }
+
+    /// How long a replaced cofferd may take to release the data directory.
+    static let handoverTimeout = Duration.seconds(15)
 
     private func connect() async throws -> Connection {
         do {

@@ -27,6 +27,8 @@ struct DiagnosticsTests {
             let list = try #require(findings as? [[String: Any]])
             #expect(list.contains { $0["check"] as? String == "provider" && $0["severity"] as? String == "ok" })
             #expect(list.contains { ($0["message"] as? String)?.contains("login.coffer: header and records intact") == true })
+            #expect(list.contains { ($0["message"] as? String)?.contains("is held by the provider on this bus (pid "
+                + "\(harness.processID ?? 0))") == true })
 
             // A collection file put back from an older copy, another one that is not a collection file, and a
             // directory opened to others: each becomes an error with a fix.
@@ -35,10 +37,17 @@ struct DiagnosticsTests {
             try FileManager.default.copyItem(at: login, to: old)  // holds id 'login': the name does not match
             try Data("not a collection".utf8).write(to: harness.dataDirectory.appendingPathComponent("junk.coffer"))
             try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: harness.dataDirectory.path)
+            // A name no collection id can have, and a generations line that is not '<id> <number>'.
+            try FileManager.default.copyItem(at: login, to: harness.dataDirectory.appendingPathComponent("a-b.coffer"))
+            let generations = harness.dataDirectory.appendingPathComponent("generations")
+            try (String(contentsOf: generations, encoding: .utf8) + "login +99\n")
+                .write(to: generations, atomically: false, encoding: .utf8)
             let broken = try await coffer.run(["doctor"])
+            #expect(broken.text.contains("a-b.coffer has a name that is not a valid collection id"))
+            #expect(broken.text.contains("generations: line ") && broken.text.contains("cofferd ignores that line"))
             #expect(broken.status == 1)
             #expect(broken.text.contains("old.coffer holds collection 'login' but is named 'old.coffer'"))
-            #expect(broken.text.contains("junk.coffer is not a coffer collection file"))
+            #expect(broken.text.contains("junk.coffer is damaged: not a Coffer collection file"))
             #expect(broken.text.contains("is readable by others (mode 755)"))
             #expect(broken.text.contains("fix: chmod 700 \(harness.dataDirectory.path)"))
             try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: harness.dataDirectory.path)

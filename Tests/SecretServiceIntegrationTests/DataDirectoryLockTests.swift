@@ -45,3 +45,22 @@ struct DataDirectoryLockTests {
         }
     }
 }
+
+@Suite("coffer doctor: a data directory held by another cofferd", .timeLimit(.minutes(2)))
+struct DoctorDirectoryLockTests {
+    @Test("doctor on a bus without that cofferd names the holder's pid as an error")
+    func doctorSeesTheHolder() async throws {
+        try await withCofferd { env, holder in
+            try await TestBus.withPrivateBus { other in
+                // Another bus (no provider there), the same data directory.
+                let doctor = try await CofferCLI(bus: other).run(["doctor"], environment: [
+                    "XDG_DATA_HOME": holder.dataDirectory.deletingLastPathComponent().path,
+                ])
+                #expect(doctor.status == 1, "\(doctor.text)")
+                #expect(doctor.text.contains("is held by another cofferd (pid \(holder.processID ?? -1))"),
+                        "\(doctor.text)")
+            }
+            _ = env
+        }
+    }
+}

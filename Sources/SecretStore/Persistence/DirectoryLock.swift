@@ -34,26 +34,41 @@ public final class DirectoryLock: Sendable {
     private let fd: Int32
 
     /// Takes the lock, creating the lock file if needed.
+    ///
+    /// A read-only directory (a read-only mount, or one this user may not write) cannot be written by anyone who
+    /// opens it the same way, so a shared lock on the existing file is enough to keep a writer on a writable view
+    /// of the same files away; without a lock file there, there is nothing to hold and no write to protect.
     /// - Throws: ``DirectoryInUse`` when it is held; `StorageError` when the file cannot be opened or locked.
     init(directory: String) throws {
         let path = directory + "/" + Self.fileName
-        let fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        var fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        var type = F_WRLCK
+        if fd < 0 && (errno == EROFS || errno == EACCES) {
+            fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+            if fd < 0 && errno == ENOENT {
+                self.fd = -1
+                return
+            }
+            type = F_RDLCK
+        }
         guard fd >= 0 else { throw StorageError("cannot open", path) }
-        var request = Self.wholeFile(F_WRLCK)
+        var request = Self.wholeFile(Int32(type))
         guard fcntl(fd, Self.setOFDLock, &request) == 0 else {
             let code = errno
             close(fd)
             guard code == EAGAIN || code == EACCES else { throw StorageError("cannot lock", path, errno: code) }
             throw DirectoryInUse(directory: directory, holder: Self.recordedHolder(path))
         }
-        // Not synced: the pid only matters while this process lives.
-        let line = Array("\(getpid())\n".utf8)
-        _ = ftruncate(fd, 0)
-        _ = line.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
+        if type == F_WRLCK {
+            // Not synced: the pid only matters while this process lives.
+            let line = Array("\(getpid())\n".utf8)
+            _ = ftruncate(fd, 0)
+            _ = line.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
+        }
         self.fd = fd
     }
 
-    deinit { close(fd) }
+    deinit { if fd >= 0 { close(fd) } }
 
     /// Whether some open file holds the lock on `directory`, and the pid it recorded; `nil` when nobody holds it
     /// (or there is no lock file). Takes nothing: for `coffer doctor`.

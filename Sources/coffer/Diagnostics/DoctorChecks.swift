@@ -2,6 +2,7 @@
 // The individual checks of `coffer doctor`: activation files, autostart, data directory and files, pinentry.
 
 import Foundation
+import SecretStore
 
 enum DoctorChecks {
     // MARK: - Activation
@@ -87,7 +88,13 @@ enum DoctorChecks {
                 fix: "chmod 700 \(directory)"))
         }
         if findings.isEmpty { findings.append(.ok("files", "\(directory) is private and owned by you")) }
-        let ledger = CollectionFileCheck.ledger(in: directory)
+        let ledger = DataDirectoryInspection.ledger(in: directory)
+        for problem in ledger.problems {
+            findings.append(.error("files", "\(directory)/generations: \(problem); cofferd ignores that line",
+                fix: "look at the file: a line must be a collection id, one space and a number; remove the line "
+                    + "once it is understood"))
+        }
+        let suffix = DataDirectoryInspection.collectionFileSuffix
         let names = ((try? manager.contentsOfDirectory(atPath: directory)) ?? []).sorted()
         for name in names {
             let path = directory + "/" + name
@@ -96,13 +103,13 @@ enum DoctorChecks {
                 findings.append(.error("files", "\(path) is readable by others (mode \(String(mode, radix: 8)))",
                     fix: "chmod 600 \(path)"))
             }
-            guard name.hasSuffix(".coffer") else { continue }
-            let id = String(name.dropLast(".coffer".count))
-            switch CollectionFileCheck.check(path, recorded: ledger[id]) {
-            case .invalid(let reason):
+            guard name.hasSuffix(suffix) else { continue }
+            let id = String(name.dropLast(suffix.count))
+            switch DataDirectoryInspection.collectionFile(named: name, in: directory, recorded: ledger.generations) {
+            case .damaged(let reason):
                 findings.append(.error("files", "\(path) \(reason)", fix: "restore it from a backup, or move it "
                     + "away so cofferd starts without that collection"))
-            case .valid(_, let generation):
+            case .intact(_, let generation):
                 if let loadedIDs, !loadedIDs.contains(id) {
                     findings.append(.error("files", "\(path) looks intact (generation \(generation)) but the running "
                         + "cofferd does not serve it: it failed authentication or could not be read",
@@ -114,6 +121,24 @@ enum DoctorChecks {
             }
         }
         return findings
+    }
+
+    /// Who holds the data directory: nobody, the provider on this bus, or another process, whose writes the
+    /// provider on this bus would never see.
+    static func directoryLock(_ directory: String, provider: UInt32?) -> [DoctorFinding] {
+        let holder = DirectoryLock.holder(of: directory)
+        guard holder.held else {
+            return provider == nil ? [] : [.warning("files", "no cofferd holds \(directory), though a provider runs: "
+                + "it keeps its data elsewhere or is an older cofferd", fix: "compare its --data-dir with this one")]
+        }
+        let pid = holder.pid.map { "pid \($0)" } ?? "a process that has not named itself yet"
+        if let provider, let owner = holder.pid, UInt32(owner) == provider {
+            return [.ok("files", "\(directory) is held by the provider on this bus (pid \(provider))")]
+        }
+        return [.error("files", "\(directory) is held by another cofferd (\(pid)), not by the provider on this bus; "
+            + "secrets stored through this bus are not in these files, and a second daemon on them cannot start",
+            fix: "stop the other cofferd (`kill \(holder.pid.map(String.init) ?? "PID")`) or give one of them its own "
+                + "--data-dir")]
     }
 
     // MARK: - Pinentry

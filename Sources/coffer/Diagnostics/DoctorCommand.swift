@@ -51,6 +51,7 @@ struct Doctor: CofferCommand {
         findings += DoctorChecks.autostart(environment: environment)
         let directory = probe.process.flatMap { $0.isCofferd ? $0.dataDirectory : nil } ?? Self.defaultDataDirectory
         findings += DoctorChecks.dataDirectory(directory, loadedIDs: loadedIDs)
+        findings += DoctorChecks.directoryLock(directory, provider: probe.process.flatMap { $0.isCofferd ? $0.pid : nil })
         findings += DoctorChecks.pinentry(arguments: probe.process?.isCofferd == true ? probe.process!.arguments : [],
                                           environment: environment)
         if output.json { try JSONOutput.print(findings) } else { findings.forEach { Console.print($0.text) } }
