@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// Process hardening calls Swift cannot make directly (prctl is variadic).
+// Process hardening calls Swift cannot make directly (prctl is variadic; glibc declares the spawn action below
+// only for _GNU_SOURCE, which Swift's Glibc module is built without).
 #ifndef CHARDENING_H
 #define CHARDENING_H
 
 #include <malloc.h>
+#include <spawn.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 
@@ -25,5 +27,9 @@ static inline int chardening_disable_core_files(void) {
 static inline int chardening_wipe_freed_memory(void) {
     return mallopt(M_PERTURB, 0x5a);
 }
+
+/// Adds a posix_spawn file action that closes every descriptor from `from` up in the child. glibc has it since 2.34
+/// but declares it only under _GNU_SOURCE; this is that declaration. Returns 0 on success.
+int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *actions, int from);
 
 #endif

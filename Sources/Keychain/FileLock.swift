@@ -8,31 +8,46 @@ import Glibc
 import Darwin
 #endif
 
-/// An exclusive `flock(2)` on a file named after the bus, in `$XDG_RUNTIME_DIR`.
+/// An exclusive `flock(2)` on a file named after the bus, in a directory only the user can enter.
 ///
 /// Secret Service has no uniqueness, so "search the primary key, then create" must not interleave with another
 /// writer using this library. Each acquisition opens its own file description, so the lock excludes other
 /// threads of this process as well as other processes. It is taken on the caller's thread (which blocks anyway)
 /// rather than on the operation thread, so a writer waiting for another process never stalls readers.
+///
+/// The directory is ``KeychainConfiguration/lockDirectory``, else `$XDG_RUNTIME_DIR`; it must be the user's own
+/// with no access for anyone else. A lock in a place other users can write would let them hold it forever (every
+/// write hangs) or swap the file (the lock excludes nothing), so without such a directory there is no lock and
+/// writes fail.
 struct FileLock: ~Copyable {
     private let descriptor: Int32
 
     /// Blocks until the lock for `configuration`'s bus is held.
-    /// - Returns: `nil` when the lock file cannot be opened (the operation then runs without cross-process
-    ///   exclusion rather than failing).
-    static func acquire(for configuration: KeychainConfiguration) -> FileLock? {
-        let environment = ProcessInfo.processInfo.environment
-        let directory = configuration.lockDirectory
-            ?? environment["XDG_RUNTIME_DIR"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? NSTemporaryDirectory()
-        let path = (directory as NSString).appendingPathComponent(
-            "coffer-keychain-\(getuid())-\(fnv1a(configuration.busKey)).lock")
-        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { return nil }
+    /// - Parameter environment: Where `XDG_RUNTIME_DIR` is read; the process environment by default.
+    /// - Throws: ``KeychainFailure`` with `errSecNotAvailable` when there is no lock directory, or it or the lock
+    ///   file is not the user's own (a symlink, another owner, open to group or others), or the file cannot be
+    ///   opened or locked.
+    static func acquire(for configuration: KeychainConfiguration,
+                        environment: [String: String] = ProcessInfo.processInfo.environment)
+        throws(KeychainFailure) -> FileLock {
+        let runtime = environment["XDG_RUNTIME_DIR"].flatMap { $0.isEmpty ? nil : $0 }
+        guard let path = configuration.lockDirectory ?? runtime else { throw KeychainFailure(errSecNotAvailable) }
+        let directory = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard directory >= 0 else { throw KeychainFailure(errSecNotAvailable) }
+        defer { close(directory) }
+        // Checked on the open descriptor, so what was checked is what the file is created in.
+        guard isPrivate(directory, type: S_IFDIR) else { throw KeychainFailure(errSecNotAvailable) }
+        let name = "coffer-keychain-\(getuid())-\(fnv1a(configuration.busKey)).lock"
+        let descriptor = openat(directory, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw KeychainFailure(errSecNotAvailable) }
+        guard isPrivate(descriptor, type: S_IFREG) else {
+            close(descriptor)
+            throw KeychainFailure(errSecNotAvailable)
+        }
         while flock(descriptor, LOCK_EX) != 0 {
             guard errno == EINTR else {
                 close(descriptor)
-                return nil
+                throw KeychainFailure(errSecNotAvailable)
             }
         }
         return FileLock(descriptor: descriptor)
@@ -41,6 +56,13 @@ struct FileLock: ~Copyable {
     private init(descriptor: Int32) { self.descriptor = descriptor }
 
     deinit { close(descriptor) }  // closing the last descriptor releases the lock
+
+    /// Whether `descriptor` is of `type`, owned by this user, and closed to group and others.
+    private static func isPrivate(_ descriptor: Int32, type: mode_t) -> Bool {
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { return false }
+        return status.st_mode & S_IFMT == type && status.st_uid == getuid() && status.st_mode & 0o077 == 0
+    }
 
     /// A stable 64-bit hash (Swift's `hashValue` is seeded per process, so it cannot name a shared file).
     private static func fnv1a(_ text: String) -> String {

@@ -21,7 +21,9 @@ public struct KeychainConfiguration: Sendable, Hashable {
     public var mirrorsUsername: Bool
     /// Whether a `plain` transfer session is acceptable when the provider refuses Diffie-Hellman.
     public var allowsPlainSession: Bool
-    /// Where the cross-process write lock lives; `nil` means `$XDG_RUNTIME_DIR`, else the temporary directory.
+    /// Where the cross-process write lock lives; `nil` means `$XDG_RUNTIME_DIR`. It must be a directory (not a
+    /// symlink) owned by the user and closed to group and others; without one, writes fail with
+    /// `errSecNotAvailable`.
     public var lockDirectory: String?
     /// Whether searches that find none of this library's items fall back to items other programs wrote
     /// (secret-tool, python keyring, keytar…) without its markers (mapping §6.9). Off by default: such items are

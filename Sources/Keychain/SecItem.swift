@@ -104,15 +104,23 @@ private func parse(_ dictionary: CFDictionary, role: ItemQuery.Role, classFrom q
 }
 
 /// Runs one operation on the library's own thread, blocking the caller as Apple's functions do. Writes hold the
-/// cross-process lock so search-then-create stays unique.
+/// cross-process lock so search-then-create stays unique, and fail when it cannot be taken.
 private func run<T: Sendable>(_ query: ItemQuery, writing: Bool,
                               _ body: @escaping @Sendable (OperationContext) async throws -> T)
     -> Result<T, KeychainFailure> {
     let configuration = KeychainConfiguration.current
-    let lock = writing ? FileLock.acquire(for: configuration) : nil
-    defer { withExtendedLifetime(lock) {} }
-    return OperationThread.runBlocking {
-        await OperationContext.perform(configuration, interaction: query.authenticationUI, body)
+    let operation = {
+        OperationThread.runBlocking {
+            await OperationContext.perform(configuration, interaction: query.authenticationUI, body)
+        }
+    }
+    guard writing else { return operation() }
+    do throws(KeychainFailure) {
+        let lock = try FileLock.acquire(for: configuration)
+        defer { withExtendedLifetime(lock) {} }
+        return operation()
+    } catch {
+        return .failure(error)
     }
 }
 

@@ -7,13 +7,14 @@ import Keychain
 // Usage: keychain-race-helper <bus address> <lock directory> <access group> <count>
 // Connects, prints "ready", waits for a line on standard input (the test's starting signal, sent once every helper
 // is ready), then adds service "race", accounts race-0 … race-<count-1>, printing "<account> <status>" for each.
+// An empty lock directory means the library's default.
 let arguments = CommandLine.arguments
 guard arguments.count == 5, let count = Int(arguments[4]) else {
     FileHandle.standardError.write(Data("usage: keychain-race-helper <bus> <lock dir> <group> <count>\n".utf8))
     exit(2)
 }
 KeychainConfiguration.processDefault = KeychainConfiguration(
-    busAddress: arguments[1], accessGroup: arguments[3], lockDirectory: arguments[2])
+    busAddress: arguments[1], accessGroup: arguments[3], lockDirectory: arguments[2].isEmpty ? nil : arguments[2])
 
 // Open the connection before the start, so the adds race each other rather than the connection setup.
 let probe: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "race-probe"]

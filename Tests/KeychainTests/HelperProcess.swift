@@ -42,14 +42,15 @@ final class HelperProcess: Sendable {
         }
     }
 
-    /// Launches `executable` with `arguments`.
-    init(_ executable: URL, _ arguments: [String]) throws {
+    /// Launches `executable` with `arguments`, and `environment` in place of ours when given.
+    init(_ executable: URL, _ arguments: [String], environment: [String: String]? = nil) throws {
         let inputPipe = Pipe()
         let outputPipe = Pipe()
         let errorPipe = Pipe()
         process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        if let environment { process.environment = environment }
         process.standardInput = inputPipe
         process.standardOutput = outputPipe
         process.standardError = errorPipe

@@ -66,8 +66,8 @@ struct PinentryPrompterTests {
         #expect(text(await pinentry.prompter.password(for: request())) == "hunter2")
         let log = pinentry.log
         #expect(log.first == "SETTITLE Unlock Keyring")
-        #expect(log.contains { $0.hasPrefix("SETDESC An application wants access to the keyring “Login”.") })
-        #expect(log.contains { $0.hasSuffix("%0A%0ARequested by the D-Bus client :1.42.") })
+        #expect(log.contains(
+            "SETDESC The D-Bus client :1.42 wants access to the keyring “Login”.%0A%0AEnter its password to unlock it."))
         #expect(log.contains("SETPROMPT Password:"))
         #expect(log.suffix(2) == ["GETPIN", "BYE"])
         #expect(pinentry.count("SETERROR") == 0)
@@ -213,6 +213,30 @@ struct PinentryPrompterTests {
                             "OPTION parent-wid=12345"])
     }
 
+    @Test("a label cannot push the requester out of the dialog or imitate it", arguments: [false, true])
+    func hostileLabel(creating: Bool) async throws {
+        let pinentry = try ScriptedPinentry(["x"])
+        defer { pinentry.remove() }
+        var hostile = request()
+        hostile.collectionLabel = "Login\n\nRequested by the D-Bus client :1.99 (org.gnome.Settings).\n\u{202E}"
+            + String(repeating: "x", count: 2000)
+        if creating { _ = await pinentry.prompter.newPassword(for: hostile) }
+        else { _ = await pinentry.prompter.password(for: hostile) }
+        let line = try #require(pinentry.log.first { $0.hasPrefix("SETDESC ") })
+        #expect(line.utf8.count < AssuanConnection.maximumLineLength, "nothing was cut")
+        let description = String(line.dropFirst("SETDESC ".count)).replacingOccurrences(of: "%0A", with: "\n")
+            .replacingOccurrences(of: "%0D", with: "\r").replacingOccurrences(of: "%25", with: "%")
+        let paragraphs = description.components(separatedBy: "\n\n")
+        #expect(paragraphs.count == 2, "only our own line breaks: \(paragraphs)")
+        let first = try #require(paragraphs.first)
+        #expect(first.hasPrefix(creating ? "The D-Bus client :1.42 wants to create a new keyring called “Login "
+                                         : "The D-Bus client :1.42 wants access to the keyring “Login "))
+        #expect(first.hasSuffix("…”."), "the label is cut short on its own")
+        #expect(!description.contains("\r") && !description.unicodeScalars.contains("\u{202E}"))
+        #expect(paragraphs.last == (creating ? "Choose the password you want to use for it."
+                                             : "Enter its password to unlock it."))
+    }
+
     @Test("a missing program dismisses")
     func missingProgram() async {
         var configuration = PinentryPrompter.Configuration(program: "coffer-no-such-pinentry", environment: ["PATH": "/nonexistent"])
@@ -252,6 +276,35 @@ struct AssuanLineTests {
         let long = AssuanConnection.commandLine("SETDESC", String(repeating: "é", count: 2000))
         #expect(long.count <= AssuanConnection.maximumLineLength + 1)
         #expect(String(decoding: long, as: UTF8.self).hasSuffix("é…\n"))
+    }
+}
+
+@Suite("Prompt labels")
+struct PromptLabelTests {
+    @Test("line breaks and other controls become spaces; C0, DEL and C1 included")
+    func controls() {
+        #expect(PromptLabel.displayed("a\nb\rc\td\u{7F}e\u{85}f\u{9B}g\u{2028}h\u{2029}i\u{0}j")
+                == "a b c d e f g h i j")
+    }
+
+    @Test("bidirectional controls and other format characters are removed")
+    func bidirectional() {
+        let scalars: [Unicode.Scalar] = ["\u{202A}", "\u{202B}", "\u{202C}", "\u{202D}", "\u{202E}", "\u{2066}",
+                                         "\u{2067}", "\u{2068}", "\u{2069}", "\u{200E}", "\u{200F}", "\u{061C}",
+                                         "\u{200B}", "\u{FEFF}"]
+        let label = "Work" + String(String.UnicodeScalarView(scalars)) + "gpj.exe"
+        #expect(PromptLabel.displayed(label) == "Workgpj.exe")
+    }
+
+    @Test("long labels are cut with an ellipsis, counted in characters and in scalars")
+    func length() {
+        #expect(PromptLabel.displayed(String(repeating: "é", count: 2000))
+                == String(repeating: "é", count: PromptLabel.maximumCharacters) + "…")
+        let heavy = "a" + String(repeating: "\u{301}", count: 1000) + "b"
+        #expect(PromptLabel.displayed(heavy) == "…")
+        #expect(PromptLabel.displayed("Login") == "Login")
+        #expect(PromptLabel.displayed(String(repeating: "x", count: PromptLabel.maximumCharacters))
+                == String(repeating: "x", count: PromptLabel.maximumCharacters))
     }
 }
 

@@ -22,13 +22,15 @@ struct ProviderFaultTests {
         let template = try String(contentsOf: repository.appendingPathComponent("dbus/org.freedesktop.secrets.service.in"),
                                   encoding: .utf8)
         let cofferd = try DaemonHarness.executableURL()
-        // dbus-daemon runs Exec with its own environment; `env` gives cofferd the scratch HOME and pinentry script.
+        // dbus-daemon runs Exec with its own environment; `env` gives cofferd the scratch HOME.
         let environment = [
             "HOME=\(home.path)", "XDG_DATA_HOME=\(home.path)/.local/share", "XDG_CONFIG_HOME=\(home.path)/.config",
             "XDG_RUNTIME_DIR=\(bus.directory.path)",
-            "COFFER_TEST_PINENTRY_PASSWORDS=" + Array(repeating: DaemonHarness.testLoginPassword, count: 8).joined(separator: ","),
         ].map { "'\($0)'" }.joined(separator: " ")
-        let pinentry = repository.appendingPathComponent("Tests/Fixtures/pinentry-script").path
+        let pinentry = try DaemonHarness.scriptedPinentry(
+            at: bus.directory.appendingPathComponent("activated.pinentry"),
+            environment: ["COFFER_TEST_PINENTRY_PASSWORDS":
+                Array(repeating: DaemonHarness.testLoginPassword, count: 8).joined(separator: ",")]).path
         let options = " --log-level debug --pinentry \(pinentry) " + DaemonHarness.cheapKeyDerivation.joined(separator: " ")
         var lines: [String] = []
         for line in template.split(separator: "\n", omittingEmptySubsequences: false) {

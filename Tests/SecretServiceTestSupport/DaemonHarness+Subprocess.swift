@@ -30,22 +30,24 @@ extension DaemonHarness {
         // block would hold them for its whole life.
         let answersFile = bus.directory.appendingPathComponent("\(logName).pinentry-answers")
         try Data(answers.joined(separator: ",").utf8).write(to: answersFile)
-        environment["COFFER_TEST_PINENTRY_ANSWERS_FILE"] = answersFile.path
         let pinentryState = bus.directory.appendingPathComponent("\(logName).pinentry-state")
         let pinentryLog = bus.directory.appendingPathComponent("\(logName).pinentry-log")
         if freshPinentryState {
             try? FileManager.default.removeItem(at: pinentryState)
             try? FileManager.default.removeItem(at: pinentryLog)
         }
-        environment["COFFER_TEST_PINENTRY_STATE"] = pinentryState.path
-        environment["COFFER_TEST_PINENTRY_LOG"] = pinentryLog.path
+        let pinentry = try scriptedPinentry(
+            at: bus.directory.appendingPathComponent("\(logName).pinentry"),
+            environment: ["COFFER_TEST_PINENTRY_ANSWERS_FILE": answersFile.path,
+                          "COFFER_TEST_PINENTRY_STATE": pinentryState.path,
+                          "COFFER_TEST_PINENTRY_LOG": pinentryLog.path])
         environment.merge(extraEnvironment) { $1 }
         let (logFile, logHandle, watcher) = try await prepareLaunch(on: bus, logName: logName)
 
         let process = Process()
         process.executableURL = launcher.first.map { URL(fileURLWithPath: $0) } ?? executable
         process.arguments = launcher.dropFirst() + (launcher.isEmpty ? [] : [executable.path]) + ["--address", bus.address, "--foreground", "--log-level", "debug",
-                             "--pinentry", scriptedPinentry().path]
+                             "--pinentry", pinentry.path]
             // Tests check behaviour, not key-derivation cost: dozens of daemons start at once on two cores. A test
             // that wants other parameters passes them in `extraArguments`, which come later and win.
             + ["--kdf-iterations", "1", "--kdf-memory", "256"] + extraArguments
@@ -210,6 +212,20 @@ extension DaemonHarness {
     static func scriptedPinentry(filePath: String = #filePath) -> URL {
         URL(fileURLWithPath: filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Fixtures/pinentry-script")
+    }
+
+    /// Writes an executable at `url` that runs the scripted pinentry with `environment` added to its own.
+    ///
+    /// cofferd hands a pinentry only the display, terminal and locale variables of its environment, so the
+    /// script's settings travel in this wrapper instead.
+    public static func scriptedPinentry(at url: URL, environment: [String: String]) throws -> URL {
+        func quoted(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: #"'\''"#) + "'" }
+        let assignments = environment.sorted { $0.key < $1.key }.map { "\($0.key)=\(quoted($0.value))" }
+        let script = "#!/bin/sh\nexport " + assignments.joined(separator: " ") + "\nexec "
+            + quoted(scriptedPinentry().path) + " \"$@\"\n"
+        try Data(script.utf8).write(to: url)
+        guard chmod(url.path, 0o755) == 0 else { throw StartError("cannot make \(url.path) executable") }
+        return url
     }
 
     /// The last lines of the log, for failure messages.

@@ -40,6 +40,9 @@ public final class TestBus: Sendable {
             .appendingPathComponent("coffer-bus-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(
             at: directory.appendingPathComponent("services", isDirectory: true), withIntermediateDirectories: true)
+        // Private, like a real runtime directory: clients use it as XDG_RUNTIME_DIR, and the Keychain library
+        // takes its lock only in a directory closed to other users.
+        chmod(directory.path, 0o700)
         let config = directory.appendingPathComponent("bus.conf")
         try Self.configuration(directory: directory.path).write(to: config, atomically: true, encoding: .utf8)
         let log = directory.appendingPathComponent("bus.log").path

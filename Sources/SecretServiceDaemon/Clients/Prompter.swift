@@ -34,7 +34,7 @@ public protocol Prompter: Sendable {
 /// password to ask for, headless use, and tests.
 ///
 /// It deliberately does not conform to ``PasswordPrompter``: it has no password to give, so password-protected
-/// collections need a real prompter (``PinentryPrompter``) or, in tests, ``ScriptedPasswordPrompter``.
+/// collections need a prompter that can ask for one (``PinentryPrompter``).
 public struct FixedPrompter: Prompter {
     public let answer: Bool
     public init(answer: Bool) { self.answer = answer }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Starts a helper program with its stdin and stdout on one end of a socket pair, and reaps it again.
 
+import CHardening
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -30,13 +31,15 @@ struct ChildProcess: Sendable {
         return nil
     }
 
-    /// Starts `executable` with a socket as stdin and stdout, our stderr, default signal dispositions and an empty
-    /// signal mask.
+    /// Starts `executable` with a socket as stdin and stdout, our stderr, no other descriptor, default signal
+    /// dispositions and an empty signal mask.
     ///
     /// A socket rather than two pipes so that writing to a child that died can use `MSG_NOSIGNAL` instead of
     /// raising SIGPIPE in the daemon; libassuan servers only `read` and `write` fds 0 and 1, so they do not mind.
     /// The mask and dispositions are reset because a child spawned from a Swift concurrency thread would inherit
-    /// that thread's blocked signals and could then ignore our SIGTERM.
+    /// that thread's blocked signals and could then ignore our SIGTERM. Every descriptor from 3 up is closed in the
+    /// child: the daemon may have inherited some without close-on-exec from whoever started it (a login manager, a
+    /// terminal, a test runner), and a program that only draws a dialog has no business with them.
     /// - Parameters:
     ///   - executable: The path of the program.
     ///   - arguments: Arguments after `argv[0]`.
@@ -59,6 +62,11 @@ struct ChildProcess: Sendable {
         // dup2 clears close-on-exec on fds 0 and 1; the original end stays close-on-exec.
         posix_spawn_file_actions_adddup2(&actions, ends[1], 0)
         posix_spawn_file_actions_adddup2(&actions, ends[1], 1)
+        let closing = posix_spawn_file_actions_addclosefrom_np(&actions, 3)
+        guard closing == 0 else {
+            close(ends[0])
+            throw .launchFailed("cannot prepare the child's descriptors: \(String(cString: strerror(closing)))")
+        }
 
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)

@@ -25,7 +25,8 @@ public struct PinentryPrompter: PasswordPrompter {
         /// Arguments for the program.
         public var arguments: [String]
         /// The program's complete environment. GUI pinentries need `DISPLAY` or `WAYLAND_DISPLAY` (and the
-        /// session bus address) from here.
+        /// session bus address) from here. By default, the daemon's variables listed in
+        /// ``inheritedVariables`` and the locale's `LC_…`, and nothing else.
         public var environment: [String: String]
         /// The terminal for tty and curses pinentries (`OPTION ttyname`), with `TERM` and the locale from
         /// ``environment``; `nil` sends no terminal options.
@@ -41,7 +42,8 @@ public struct PinentryPrompter: PasswordPrompter {
         /// - Parameters:
         ///   - program: The program name or path; `pinentry` by default.
         ///   - arguments: Arguments for the program.
-        ///   - environment: The program's environment; the daemon's own by default.
+        ///   - environment: The program's complete environment; by default the part of the daemon's own that
+        ///     ``inherited(from:)`` keeps.
         ///   - ttyName: The terminal; `nil` means `GPG_TTY` from `environment`, else the daemon's standard input
         ///     when that is a terminal, else none.
         ///   - timeout: The limit for one prompt; 5 minutes by default.
@@ -49,7 +51,7 @@ public struct PinentryPrompter: PasswordPrompter {
         public init(program: String = "pinentry", arguments: [String] = [], environment: [String: String]? = nil,
                     ttyName: String? = nil, timeout: Duration = .seconds(300),
                     terminationGracePeriod: Duration = .seconds(1)) {
-            let environment = environment ?? ChildProcess.currentEnvironment()
+            let environment = environment ?? Self.inherited(from: ChildProcess.currentEnvironment())
             self.program = program
             self.arguments = arguments
             self.environment = environment

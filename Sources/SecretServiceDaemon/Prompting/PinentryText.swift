@@ -4,6 +4,11 @@
 import DBusWire
 
 /// The texts of one pinentry dialog.
+///
+/// Every description opens with what the user must be able to trust: which client asks, and for which keyring.
+/// Only after that comes the collection label, which any client may choose, shown through ``PromptLabel`` so it
+/// stays on its line and short; what follows it is instructions only. Assuan cuts a line at 1,000 bytes, so
+/// whatever is cut is never the requester.
 struct PinentryText {
     static let passwordPrompt = "Password:"
     static let confirmPrompt = "Confirm:"
@@ -24,7 +29,7 @@ struct PinentryText {
         switch request.kind {
         case .unlock(let label):
             title = "Unlock Keyring"
-            description = "An application wants access to \(Self.keyring(label))." + Self.origin(request.caller.rawValue)
+            description = Self.requester(request.caller) + " wants access to \(Self.keyring(label))."
             ok = "Unlock"
         }
     }
@@ -32,18 +37,18 @@ struct PinentryText {
     /// The password of an existing collection.
     init(unlocking request: PasswordRequest) {
         title = "Unlock Keyring"
-        description = "An application wants access to \(Self.keyring(request.collectionLabel)). "
-            + "Enter its password to unlock it." + Self.origin(request.caller.rawValue)
+        description = Self.requester(request.caller) + " wants access to \(Self.keyring(request.collectionLabel))."
+            + "\n\nEnter its password to unlock it."
         ok = "Unlock"
     }
 
     /// The password of a new collection.
     init(creating request: PasswordRequest) {
-        let label = request.collectionLabel
+        let label = PromptLabel.displayed(request.collectionLabel)
         title = "New Keyring Password"
-        description = (label.isEmpty ? "An application wants to create a new keyring. "
-            : "An application wants to create a new keyring called “\(label)”. ")
-            + "Choose the password you want to use for it." + Self.origin(request.caller.rawValue)
+        description = Self.requester(request.caller)
+            + (label.isEmpty ? " wants to create a new keyring." : " wants to create a new keyring called “\(label)”.")
+            + "\n\nChoose the password you want to use for it."
         ok = "Create"
         confirmDescription = "Enter the password for \(label.isEmpty ? "the new keyring" : "“\(label)”") again."
     }
@@ -51,26 +56,30 @@ struct PinentryText {
     /// The current password of a collection whose password is being changed.
     init(changingFrom request: PasswordRequest) {
         title = "Change Keyring Password"
-        description = "An application wants to change the password of \(Self.keyring(request.collectionLabel)). "
-            + "Enter its current password." + Self.origin(request.caller.rawValue)
+        description = Self.requester(request.caller)
+            + " wants to change the password of \(Self.keyring(request.collectionLabel))."
+            + "\n\nEnter its current password."
         ok = "Continue"
     }
 
     /// The new password of a collection whose password is being changed.
     init(changingTo request: PasswordRequest) {
-        let label = request.collectionLabel
+        let label = PromptLabel.displayed(request.collectionLabel)
         title = "Change Keyring Password"
-        description = "Choose the new password for \(Self.keyring(label))." + Self.origin(request.caller.rawValue)
+        description = Self.requester(request.caller)
+            + " wants to change the password of \(Self.keyring(request.collectionLabel))."
+            + "\n\nChoose the new password."
         ok = "Change"
         confirmDescription = "Enter the new password for \(label.isEmpty ? "the keyring" : "“\(label)”") again."
     }
 
     private static func keyring(_ label: String) -> String {
-        label.isEmpty ? "an unnamed keyring" : "the keyring “\(label)”"
+        let shown = PromptLabel.displayed(label)
+        return shown.isEmpty ? "an unnamed keyring" : "the keyring “\(shown)”"
     }
 
-    /// Which client asked: its unique bus name is all we know for certain.
-    private static func origin(_ caller: String) -> String {
-        "\n\nRequested by the D-Bus client \(caller)."
+    /// Which client asked: its unique bus name is all we know for certain, and the bus daemon set it.
+    private static func requester(_ caller: BusName) -> String {
+        "The D-Bus client \(caller.rawValue)"
     }
 }

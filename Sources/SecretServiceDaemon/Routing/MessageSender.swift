@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Where the daemon puts replies and signals: the bus connection, or a capturing sink in tests.
+// Where the daemon puts replies and signals: the bus connection (tests put a capturing sink in its place).
 
 public import DBusWire
 
@@ -7,28 +7,4 @@ public import DBusWire
 public protocol MessageSender: Sendable {
     /// Sends `message`; failures (a closed connection) are the sender's to log, never the caller's to handle.
     func deliver(_ message: Message) async
-}
-
-/// Collects every message sent, for tests that drive the router without a bus.
-public actor CapturingSender: MessageSender {
-    public private(set) var messages: [Message] = []
-    private var waiters: [(matches: @Sendable (Message) -> Bool, continuation: CheckedContinuation<Message, Never>)] = []
-
-    public init() {}
-
-    public func deliver(_ message: Message) async {
-        messages.append(message)
-        var remaining: [(matches: @Sendable (Message) -> Bool, continuation: CheckedContinuation<Message, Never>)] = []
-        for waiter in waiters {
-            if waiter.matches(message) { waiter.continuation.resume(returning: message) } else { remaining.append(waiter) }
-        }
-        waiters = remaining
-    }
-
-    /// Returns the first message sent (already or later) that satisfies `matches`.
-    @discardableResult
-    public func waitForMessage(where matches: @escaping @Sendable (Message) -> Bool) async -> Message {
-        if let sent = messages.first(where: matches) { return sent }
-        return await withCheckedContinuation { waiters.append((matches, $0)) }
-    }
 }

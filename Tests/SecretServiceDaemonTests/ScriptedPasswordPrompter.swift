@@ -1,16 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 // A password prompter that answers from a prepared queue and records what it was asked, for tests.
 
-public import SecretCrypto
+import SecretCrypto
+import SecretServiceDaemon
 import Synchronization
 
 /// A ``PasswordPrompter`` for tests: answers from queues prepared in advance, asks nobody, and records every
 /// question.
 ///
 /// An exhausted queue dismisses, as does a cancelled task.
-public final class ScriptedPasswordPrompter: PasswordPrompter {
+final class ScriptedPasswordPrompter: PasswordPrompter {
     /// One question the prompter was asked.
-    public enum Question: Sendable, Hashable {
+    enum Question: Sendable, Hashable {
         /// ``approve(_:)``.
         case approval(PromptRequest)
         /// ``password(for:)``.
@@ -32,15 +33,15 @@ public final class ScriptedPasswordPrompter: PasswordPrompter {
     ///   - answers: The answers to ``password(for:)`` and ``newPassword(for:)`` in the order they are asked;
     ///     `nil` dismisses that prompt.
     ///   - approvals: The answers to ``approve(_:)`` in order.
-    public init(answers: [String?], approvals: [Bool] = []) {
+    init(answers: [String?], approvals: [Bool] = []) {
         state = Mutex(State(answers: answers, approvals: approvals))
     }
 
     /// The questions asked so far, oldest first.
-    public var questions: [Question] { state.withLock { $0.questions } }
+    var questions: [Question] { state.withLock { $0.questions } }
 
     /// Pops the next approval; `false` when there is none left or the task is cancelled.
-    public func approve(_ request: PromptRequest) async -> Bool {
+    func approve(_ request: PromptRequest) async -> Bool {
         state.withLock { state in
             state.questions.append(.approval(request))
             return state.approvals.isEmpty ? false : state.approvals.removeFirst()
@@ -48,12 +49,12 @@ public final class ScriptedPasswordPrompter: PasswordPrompter {
     }
 
     /// Pops the next answer; `nil` when it is `nil`, there is none left, or the task is cancelled.
-    public func password(for request: PasswordRequest) async -> SecretBytes? {
+    func password(for request: PasswordRequest) async -> SecretBytes? {
         answer(.password(request))
     }
 
     /// Pops the next answer; `nil` when it is `nil`, there is none left, or the task is cancelled.
-    public func newPassword(for request: PasswordRequest) async -> SecretBytes? {
+    func newPassword(for request: PasswordRequest) async -> SecretBytes? {
         answer(.newPassword(request))
     }
 
