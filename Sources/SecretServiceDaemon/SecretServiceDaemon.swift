@@ -82,6 +82,8 @@ public final class SecretServiceDaemon: Service {
             background.cancelAll()
         }
         }
+        // Release the data directory now: a successor (--replace, or a restart in the same process) may be waiting.
+        await store.close()
         logger.info("stopped")
     }
 

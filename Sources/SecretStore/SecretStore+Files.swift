@@ -70,8 +70,20 @@ extension SecretStore {
     ///   the directory cannot be created or locked.
     public func lockDirectory() throws {
         guard let directory, directoryLock == nil else { return }
+        guard !closed else { throw StorageError(message: "the store was closed") }
         try POSIXFile.ensureDirectory(directory)
         directoryLock = try DirectoryLock(directory: directory)
+    }
+
+    /// Stops using the data directory: every persistent collection is locked (keys zeroed, files closed) and the
+    /// directory is released for another store or process. The store answers reads of what it knew while locked
+    /// and refuses writes afterwards. Without this the directory stays held until the store is deallocated, which
+    /// an actor's last caller cannot time exactly.
+    public func close() {
+        for id in collections.keys where collections[id]?.file != nil { _ = try? setLocked(id, true) }
+        ledger = nil
+        directoryLock = nil
+        closed = true
     }
 
     /// The lines of the `generations` file that could not be used when it was read, described (never guessed at).
@@ -129,20 +141,55 @@ extension SecretStore {
         }
     }
 
-    /// Appends `record` to the collection's file (when it has one) and records the new generation. Nothing in memory
-    /// changes here; callers update memory only after this returns, then call ``compactIfWorthwhile(_:)`` — never
-    /// before, since compaction rewrites the file from memory and would drop the change.
-    /// - Throws: `failed` with the system's reason when the disk refuses the write.
-    func persist(_ record: FileRecord, in state: CollectionState) throws(SecretServiceError) {
-        guard let file = state.file else { return }
+    /// A record written to a collection's file whose acknowledgement waits for ``settle(_:)``.
+    struct PendingWrite {
+        let state: CollectionState
+        let generation: UInt64
+        /// A duplicate of the file's descriptor, for the syncer.
+        let handle: Int32
+    }
+
+    /// Writes `record` to the collection's file (when it has one), without waiting for the disk. Callers then update
+    /// memory, call ``compactIfWorthwhile(_:)`` (compaction rewrites the file from memory, so memory must already hold
+    /// the change), announce it, and last of all `await` ``settle(_:)`` before they return: the reply, and so the
+    /// acknowledgement, comes only once the record is durable. Memory changing first is what lets the actor serve
+    /// other calls during the fsync; a client may so read a change a moment before it is durable, and a crash in
+    /// that moment loses a change that was never acknowledged, as any crash before a reply does.
+    /// - Throws: `failed` with the system's reason when the disk refuses the write (memory is then unchanged).
+    func persist(_ record: FileRecord, in state: CollectionState) throws(SecretServiceError) -> PendingWrite? {
+        guard let file = state.file else { return nil }
         guard let writer = file.writer, let keys = state.keys else { throw .isLocked("the collection is locked") }
         do {
-            let generation = try writer.append(record, key: keys.authentication)
-            try ledger?.record(state.id, generation)
+            let (generation, handle) = try writer.append(record, key: keys.authentication)
+            collections[state.id]?.file?.recordCount += 1
+            return PendingWrite(state: state, generation: generation, handle: handle)
         } catch {
             throw .failed("the change could not be saved: \(error)")
         }
-        collections[state.id]?.file?.recordCount += 1
+    }
+
+    /// Waits until a written record is durable (off the store's thread, grouped with others), then records the new
+    /// generation. When the disk fails the sync, what the file holds is unknown: the collection is locked, so
+    /// nothing more is written to it and the next unlock reads and verifies what is there.
+    func settle(_ pending: PendingWrite?) async throws(SecretServiceError) {
+        guard let pending else { return }
+        let id = pending.state.id
+        let path = pending.state.file?.path ?? id
+        let result = await syncer.sync(pending.handle)
+        guard result == 0 else {
+            if collections[id] === pending.state { _ = try? setLocked(id, true) }
+            throw .failed("the change could not be saved: \(StorageError("cannot sync", path, errno: result))")
+        }
+        // Deleted (or deleted and made anew) while the record was being synced: its generation means nothing now.
+        guard collections[id] === pending.state, let ledger else { return }
+        do {
+            if let handle = try ledger.record(id, pending.generation) {
+                let result = await syncer.sync(handle)
+                guard result == 0 else { throw StorageError("cannot sync", "generations", errno: result) }
+            }
+        } catch {
+            throw .failed("the change could not be saved: \(error)")
+        }
     }
 
     /// Rewrites the file with only its live records once superseded ones dominate, so a file's size tracks its
@@ -171,7 +218,7 @@ extension SecretStore {
             return  // the old file is untouched and its writer still valid; compaction is retried on a later write
         }
         do {
-            try ledger?.record(id, last)
+            try ledger?.recordNow(id, last)
             collections[id]?.file?.writer = JournalWriter(path: file.path, lastMAC: encoded.mac,
                                                                nextSequence: last + 1, length: encoded.bytes.count)
             collections[id]?.file?.recordCount = records.count

@@ -68,7 +68,8 @@ extension SecretStore {
     /// - Returns: the item's identifier and whether it is new.
     /// - Throws: `noSuchObject`, `isLocked`, `limitsExceeded`, `invalidArgs`, `failed`.
     public func createItem(in collection: String, label: String, attributes: [String: String],
-                           secret: StoredSecret, replace: Bool) throws(SecretServiceError) -> (id: String, created: Bool) {
+                           secret: StoredSecret, replace: Bool) async throws(SecretServiceError)
+        -> (id: String, created: Bool) {
         try limits.check(label: label)
         try limits.check(attributes: attributes)
         try limits.check(secretByteCount: secret.value.count, contentType: secret.contentType)
@@ -79,9 +80,10 @@ extension SecretStore {
                              removing: existing.secret.sealed.count)
             let meta = ItemMeta(label: label, attributes: attributes, contentType: secret.contentType,
                                 created: old.created, modified: now)
-            try write(existing, meta: meta, secret: secret.value, in: state)
+            let pending = try write(existing, meta: meta, secret: secret.value, in: state)
             eventSink.yield(.itemChanged(collection: collection, item: existing.id, [.label, .attributes, .modified]))
             eventSink.yield(.collectionChanged(collection, [.modified]))
+            try await settle(pending)
             return (existing.id, false)
         }
         try limits.check(newItemIn: state.items.count)
@@ -91,49 +93,51 @@ extension SecretStore {
                               secret: SealedBlob(nonce: [], sealed: []), tags: [])
         let meta = ItemMeta(label: label, attributes: attributes, contentType: secret.contentType, created: now,
                             modified: now)
-        try write(item, meta: meta, secret: secret.value, in: state)
+        let pending = try write(item, meta: meta, secret: secret.value, in: state)
         collections[collection]?.nextSequence = sequence + 1
         eventSink.yield(.itemCreated(collection: collection, item: item.id))
         eventSink.yield(.collectionChanged(collection, [.items, .modified]))
+        try await settle(pending)
         return (item.id, true)
     }
 
     /// Deletes an item.
     /// - Throws: `noSuchObject`, `isLocked`, `failed`.
-    public func deleteItem(collection: String, item: String) throws(SecretServiceError) {
+    public func deleteItem(collection: String, item: String) async throws(SecretServiceError) {
         let state = try unlockedState(of: collection)
         guard state.items[item] != nil else { throw .noSuchObject("no such item") }
-        try persist(.delete(itemID: item), in: state)
+        let pending = try persist(.delete(itemID: item), in: state)
         collections[collection]?.remove(item)
         collections[collection]?.modified = clock.now()
         compactIfWorthwhile(collection)
         markUsed(collection)
         eventSink.yield(.itemDeleted(collection: collection, item: item))
         eventSink.yield(.collectionChanged(collection, [.items, .modified]))
+        try await settle(pending)
     }
 
     /// Renames an item.
     /// - Throws: `noSuchObject`, `isLocked`, `limitsExceeded`, `failed`.
-    public func setLabel(collection: String, item: String, to label: String) throws(SecretServiceError) {
+    public func setLabel(collection: String, item: String, to label: String) async throws(SecretServiceError) {
         try limits.check(label: label)
-        try modify(collection: collection, item: item, changed: .label) { meta, _ in meta.label = label }
+        try await modify(collection: collection, item: item, changed: .label) { meta, _ in meta.label = label }
     }
 
     /// Replaces an item's attributes.
     /// - Throws: `noSuchObject`, `isLocked`, `limitsExceeded`, `invalidArgs`, `failed`.
     public func setAttributes(collection: String, item: String, to attributes: [String: String])
-        throws(SecretServiceError) {
+        async throws(SecretServiceError) {
         try limits.check(attributes: attributes)
-        try modify(collection: collection, item: item, changed: .attributes) { meta, _ in meta.attributes = attributes }
+        try await modify(collection: collection, item: item, changed: .attributes) { meta, _ in meta.attributes = attributes }
     }
 
     /// Replaces an item's secret and content type.
     /// - Throws: `noSuchObject`, `isLocked`, `limitsExceeded`, `failed`.
-    public func setSecret(collection: String, item: String, to secret: StoredSecret) throws(SecretServiceError) {
+    public func setSecret(collection: String, item: String, to secret: StoredSecret) async throws(SecretServiceError) {
         try limits.check(secretByteCount: secret.value.count, contentType: secret.contentType)
         let replaced = collections[collection]?.items[item]?.secret.sealed.count ?? 0
         try limits.check(totalSecretBytes: storedSecretBytes(), adding: secret.value.count, removing: replaced)
-        try modify(collection: collection, item: item, changed: nil) { meta, value in
+        try await modify(collection: collection, item: item, changed: nil) { meta, value in
             meta.contentType = secret.contentType
             value = secret.value
         }
@@ -142,23 +146,25 @@ extension SecretStore {
     // MARK: - Helpers
 
     private func modify(collection: String, item: String, changed: ItemProperty?,
-                        _ change: (inout ItemMeta, inout SecretBytes?) -> Void) throws(SecretServiceError) {
+                        _ change: (inout ItemMeta, inout SecretBytes?) -> Void) async throws(SecretServiceError) {
         let state = try unlockedState(of: collection)
         guard let stored = state.items[item], var meta = stored.meta else { throw .noSuchObject("no such item") }
         var value: SecretBytes?
         change(&meta, &value)
         meta.modified = clock.now()
-        try write(stored, meta: meta, secret: value, in: state)
+        let pending = try write(stored, meta: meta, secret: value, in: state)
         var properties: Set<ItemProperty> = [.modified]
         if let changed { properties.insert(changed) }
         eventSink.yield(.itemChanged(collection: collection, item: item, properties))
         eventSink.yield(.collectionChanged(collection, [.modified]))
+        try await settle(pending)
     }
 
     /// Seals the item's new metadata (and secret, when given), writes it to the collection's file first when it has
     /// one, then updates memory. A failed write leaves memory unchanged.
+    /// - Returns: the write to ``settle(_:)`` before acknowledging it.
     private func write(_ item: StoredItem, meta: ItemMeta, secret: SecretBytes?, in state: CollectionState)
-        throws(SecretServiceError) {
+        throws(SecretServiceError) -> PendingWrite? {
         guard let vault = state.vault else { throw .isLocked("the collection is locked") }
         var updated = item
         updated.meta = meta
@@ -171,13 +177,15 @@ extension SecretStore {
         } catch {
             throw .failed("the item could not be encrypted")
         }
+        var pending: PendingWrite?
         if let sealedMeta = updated.sealedMeta {
-            try persist(.item(ItemRecord(id: updated.id, sequence: updated.sequence, tags: updated.tags,
-                                         meta: sealedMeta, secret: updated.secret)), in: state)
+            pending = try persist(.item(ItemRecord(id: updated.id, sequence: updated.sequence, tags: updated.tags,
+                                                   meta: sealedMeta, secret: updated.secret)), in: state)
         }
         collections[state.id]?.insert(updated)
         collections[state.id]?.modified = meta.modified
         compactIfWorthwhile(state.id)
         markUsed(state.id)
+        return pending
     }
 }

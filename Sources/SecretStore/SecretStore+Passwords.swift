@@ -69,7 +69,7 @@ extension SecretStore {
             } catch let error as DirectorySyncError {
                 throw StorageError(message: "\(error)")
             }
-            try ledger?.record(id, UInt64(records.count))
+            try ledger?.recordNow(id, UInt64(records.count))
             let file = CollectionFile(path: path, header: header, indexKey: SecretBytes(copying: header.indexKey),
                                       keyWrap: wrap,
                                       writer: JournalWriter(path: path, lastMAC: mac,
@@ -142,6 +142,7 @@ extension SecretStore {
         let current = try state(of: id)
         guard let file = current.file else { return true }
         guard current.isLocked else { return true }
+        guard !closed else { throw .failed("the store no longer uses its data directory") }
         guard let master = KeyWrapping.unwrap(file.keyWrap, kek: kek, collectionID: id) else { return false }
         do {
             let state = try verifiedState(of: id, path: file.path, master: master)

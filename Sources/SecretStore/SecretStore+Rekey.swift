@@ -82,7 +82,7 @@ extension SecretStore {
             throw .failed("the new password could not be saved: \(error)")
         }
         do {
-            try ledger?.record(id, lastSequence)
+            try ledger?.recordNow(id, lastSequence)
         } catch {
             // The keys in memory no longer open the file on disk: lock, so the next unlock (with the new password)
             // reads and verifies what is there.

@@ -27,6 +27,10 @@ public actor SecretStore {
     var ledger: GenerationLedger?
     /// Held from the first load for the store's life, so no second store writes the same directory.
     var directoryLock: DirectoryLock?
+    /// Set by ``close()``: the directory is released and must not be taken again.
+    var closed = false
+    /// Makes appended records durable off the store's thread.
+    let syncer: any FileSyncing
     /// Collections whose files failed to open, with the reason; never written to.
     var unavailable: [String: String] = [:]
     /// Whether new collections can be kept in files.
@@ -45,6 +49,15 @@ public actor SecretStore {
     public init(limits: ItemLimits = .default, clock: StoreClock = .system, directory: String? = nil,
                 keyDerivation: Argon2idParameters = .default, usageClock: UsageClock = .continuous,
                 logger: Logger = Logger(label: "coffer.store")) {
+        self.init(limits: limits, clock: clock, directory: directory, keyDerivation: keyDerivation,
+                  usageClock: usageClock, logger: logger, syncer: FileSyncer())
+    }
+
+    /// - Parameter syncer: how records are made durable (tests hold syncs back to watch what happens meanwhile).
+    init(limits: ItemLimits = .default, clock: StoreClock = .system, directory: String?,
+         keyDerivation: Argon2idParameters, usageClock: UsageClock = .continuous,
+         logger: Logger = Logger(label: "coffer.store"), syncer: any FileSyncing) {
+        self.syncer = syncer
         (events, eventSink) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
         (unlocks, unlockSink) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
         self.usageClock = usageClock
@@ -119,17 +132,18 @@ public actor SecretStore {
 
     /// Renames a collection.
     /// - Throws: `noSuchObject`, `isLocked`, `limitsExceeded`.
-    public func setLabel(ofCollection id: String, to label: String) throws(SecretServiceError) {
+    public func setLabel(ofCollection id: String, to label: String) async throws(SecretServiceError) {
         try limits.check(label: label)
         let state = try unlockedState(of: id)
         guard state.label != label else { return }
         let now = clock.now()
-        try persist(.collection(label: label, modified: now), in: state)
+        let pending = try persist(.collection(label: label, modified: now), in: state)
         collections[id]?.label = label
         collections[id]?.modified = now
         compactIfWorthwhile(id)
         markUsed(id)
         eventSink.yield(.collectionChanged(id, [.label, .modified]))
+        try await settle(pending)
     }
 
     /// Locks a collection: a persistent one forgets its keys and clear metadata (secure memory is zeroed); an

@@ -26,14 +26,12 @@ struct FileIntegrityTests {
     @Test("a second store on a directory another store holds is refused, naming the holder; release frees it")
     func oneStorePerDirectory() async throws {
         let dir = try await Self.directoryWithCollection()
-        do {
-            let holder = try await dir.store()
-            let error = await #expect(throws: SecretServiceError.self) { _ = try await dir.store() }
-            #expect("\(String(describing: error))".contains("in use by another cofferd (pid \(getpid()))"))
-            let seen = DirectoryLock.holder(of: dir.path)
-            #expect(seen.held && seen.pid == getpid())
-            withExtendedLifetime(holder) {}
-        }
+        let holder = try await dir.store()
+        let error = await #expect(throws: SecretServiceError.self) { _ = try await dir.openAnother() }
+        #expect("\(String(describing: error))".contains("in use by another cofferd (pid \(getpid()))"))
+        let seen = DirectoryLock.holder(of: dir.path)
+        #expect(seen.held && seen.pid == getpid())
+        await holder.close()
         #expect(DirectoryLock.holder(of: dir.path).held == false)
         #expect(try await dir.store().collectionIDs().contains("t"))
     }

@@ -3,6 +3,7 @@
 
 import Foundation
 import SecretCrypto
+import Synchronization
 import SecretServiceProtocol
 @testable import SecretStore
 import Testing
@@ -18,8 +19,20 @@ final class ScratchDirectory: Sendable {
 
     deinit { try? FileManager.default.removeItem(atPath: path) }
 
-    /// A store over this directory with cheap key derivation (tests measure behaviour, not cost).
+    /// The store ``store()`` made last, closed when the next one is made.
+    private let current = Mutex<SecretStore?>(nil)
+
+    /// A store over this directory with cheap key derivation (tests measure behaviour, not cost). A restart: the
+    /// store made before is closed first, as a daemon's exit would release the directory.
     func store() async throws -> SecretStore {
+        if let previous = current.withLock({ $0 }) { await previous.close() }
+        let store = try await openAnother()
+        current.withLock { $0 = store }
+        return store
+    }
+
+    /// A store over this directory that leaves the one made before alone.
+    func openAnother() async throws -> SecretStore {
         let store = SecretStore(directory: path, keyDerivation: Argon2idParameters(iterations: 1, memoryKiB: 256,
                                                                                    parallelism: 1))
         _ = try await store.loadCollections()

@@ -63,18 +63,35 @@ final class GenerationLedger {
     /// The last generation recorded for `id` (0 when none).
     func generation(of id: String) -> UInt64 { generations[id] ?? 0 }
 
-    /// Records `generation` for `id` durably.
-    func record(_ id: String, _ generation: UInt64) throws {
+    /// Records `generation` for `id`. Call it only once the record that reached the generation is durable: a ledger
+    /// ahead of its file would make that file look like an older copy put back.
+    /// - Returns: a duplicate of the ledger's descriptor for a ``FileSyncer`` to make the line durable, or `nil` when
+    ///   the list was rewritten (and synced) whole instead.
+    func record(_ id: String, _ generation: UInt64) throws -> Int32? {
         if fd < 0 || lines >= Self.compactionThreshold {
             var updated = generations
-            updated[id] = generation
+            updated[id] = max(generation, generations[id] ?? 0)
             try rewrite(updated)
-            return
+            return nil
         }
-        try POSIXFile.writeAll(fd, Array("\(id) \(generation)\n".utf8), path: path)
-        try POSIXFile.sync(fd, path: path)
-        generations[id] = generation
+        let handle = dup(fd)
+        guard handle >= 0 else { throw StorageError("cannot duplicate the descriptor of", path) }
+        do {
+            try POSIXFile.writeAll(fd, Array("\(id) \(generation)\n".utf8), path: path)
+        } catch {
+            close(handle)
+            throw error
+        }
+        generations[id] = max(generation, generations[id] ?? 0)
         lines += 1
+        return handle
+    }
+
+    /// Records `generation` for `id` and syncs it before returning, for the rare writes that replace whole files.
+    func recordNow(_ id: String, _ generation: UInt64) throws {
+        guard let handle = try record(id, generation) else { return }
+        defer { close(handle) }
+        try POSIXFile.sync(handle, path: path)
     }
 
     /// Forgets a deleted collection.

@@ -108,7 +108,7 @@ enum Journal {
     }
 }
 
-/// Appends records to an open collection file, each made durable before `append` returns.
+/// Appends records to an open collection file; ``FileSyncer`` makes them durable.
 final class JournalWriter {
     let path: String
     private var fd: Int32
@@ -129,27 +129,30 @@ final class JournalWriter {
 
     deinit { if fd >= 0 { close(fd) } }
 
-    /// Appends `record` and syncs the file. On failure the file is cut back to its last good record.
-    /// - Returns: the record's sequence number (the collection's new generation).
-    @discardableResult
-    func append(_ record: FileRecord, key: SecretBytes) throws -> UInt64 {
+    /// Appends `record` without waiting for the disk; the caller makes it durable by handing the returned descriptor
+    /// to a ``FileSyncer`` before it acknowledges the change. A failed write cuts the file back to its last record.
+    /// - Returns: the record's sequence number (the collection's new generation) and a duplicate of the file's
+    ///   descriptor, which the syncer closes.
+    func append(_ record: FileRecord, key: SecretBytes) throws -> (generation: UInt64, syncHandle: Int32) {
         let framed = try Journal.frame(record, sequence: nextSequence, previous: lastMAC, key: key)
         if fd < 0 {
             fd = open(path, O_WRONLY | O_CLOEXEC)
             guard fd >= 0 else { throw StorageError("cannot open", path) }
         }
+        let handle = dup(fd)
+        guard handle >= 0 else { throw StorageError("cannot duplicate the descriptor of", path) }
         do {
             guard lseek(fd, off_t(length), SEEK_SET) >= 0 else { throw StorageError("cannot seek", path) }
             try POSIXFile.writeAll(fd, framed.bytes, path: path)
             guard ftruncate(fd, off_t(length + framed.bytes.count)) == 0 else { throw StorageError("cannot size", path) }
-            try POSIXFile.sync(fd, path: path)
         } catch {
             _ = ftruncate(fd, off_t(length))
+            close(handle)
             throw error
         }
         length += framed.bytes.count
         lastMAC = framed.mac
         defer { nextSequence += 1 }
-        return nextSequence
+        return (nextSequence, handle)
     }
 }
