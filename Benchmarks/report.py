@@ -12,6 +12,9 @@ METRICS = [
     ("store", "store one item", "ms", 1e-6, True),
     ("delete", "delete one item", "ms", 1e-6, True),
     ("concurrent", "4 clients, lookups/s", "/s", 1, False),
+    ("lookup_p99", "lookup p99, alone", "ms", 1e-6, True),
+    ("lookup_p50_stores", "lookup p50, another client storing", "ms", 1e-6, True),
+    ("lookup_p99_stores", "lookup p99, another client storing", "ms", 1e-6, True),
     ("cold", "cold start to first lookup", "s", 1, True),
     ("kdf", "  of which KDF (Argon2id, apart)", "s", 1, True),
     ("cold_beyond_kdf", "  cold start beyond the KDF", "s", 1, True),
@@ -101,6 +104,10 @@ def targets(results, sizes):
     check(f"store speed-up over gnome-keyring at {large:,}", gk_store, 50, at_most=False)
     check(f"4 clients at {large:,} (lookups/s)", median(results.get((large, "cofferd", "concurrent"), [])), 1500,
           at_most=False)
+    for n in sizes:
+        alone, busy = results.get((n, "cofferd", "lookup_p99"), []), results.get((n, "cofferd", "lookup_p99_stores"), [])
+        ratios = [b / a for a, b in zip(alone, busy) if a]
+        check(f"lookup p99 with another client storing / alone at {n:,}", median(ratios) if ratios else None, 2.0)
     check(f"cold start beyond the KDF at {large:,} (s)",
           median(results.get((large, "cofferd", "cold_beyond_kdf"), [])), 0.5)
     check(f"RSS cofferd / gnome-keyring at {large:,}", paired_ratio(results, large, "rss", "cofferd", "gnome-keyring"),

@@ -386,6 +386,20 @@ int main(int argc, char **argv) {
             line[strcspn(line, "\n")] = '\0';
             TIMED("delete", delete_item(&c, line));
         }
+    } else if (strcmp(op, "storeloop") == 0) {
+        /* A client that never stops storing: creates an item and deletes it again (two durable writes), until
+         * killed, so the collection keeps its size. One line on standard output once the first pair is done. */
+        char created[256];
+        for (long i = 0;; i++) {
+            char id[48];
+            snprintf(id, sizeof id, "w%d-%ld", getpid(), i);
+            create_item(&c, id, created);
+            delete_item(&c, created);
+            if (i == 0) {
+                printf("storing\n");
+                fflush(stdout);
+            }
+        }
     } else if (strcmp(op, "concurrent") == 0) {
         int64_t start = ss_now_ns();
         long done = 0;
