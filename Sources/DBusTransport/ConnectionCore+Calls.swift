@@ -72,7 +72,12 @@ extension ConnectionCore {
         let reply = dbus_pending_call_steal_reply(call.pointer)
         dbus_pending_call_unref(call.pointer)
         guard let reply else { return call.resume(with: .failure(TransportError.disconnected)) }
-        guard let decoded = MessageDecoder.decode(LibDBusMessage(adopting: reply)) else {
+        let owned = LibDBusMessage(adopting: reply)
+        guard fitsSizeLimit(reply) else {
+            let detail = "the reply's body is larger than \(maximumIncomingBodySize) bytes"
+            return call.resume(with: .failure(TransportError.invalidMessage.with(detail: detail)))
+        }
+        guard let decoded = MessageDecoder.decode(owned) else {
             return call.resume(with: .failure(TransportError.invalidMessage.with(detail: "unreadable reply")))
         }
         guard decoded.kind == .error else { return call.resume(with: .success(decoded)) }

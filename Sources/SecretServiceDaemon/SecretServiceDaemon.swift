@@ -34,6 +34,9 @@ public final class SecretServiceDaemon: Service {
 
     public func run() async throws {
         let connection = try await connect()
+        // A call past the argument limit is refused before it is decoded, which costs several times a body's size.
+        // The margin covers the alignment padding the router's count leaves out.
+        await connection.setMaximumIncomingBodySize(configuration.clientLimits.maximumCallBytes + 64 * 1024)
         let router = Router(store: store, prompter: configuration.prompter,
                             sender: ConnectionSender(connection: connection, logger: logger),
                             clientLimits: configuration.clientLimits, logger: logger)
