@@ -182,7 +182,7 @@ public final class SecretServiceDaemon: Service {
         if let password = configuration.loginPassword {
             // Nothing needs the password after this: wipe it rather than keep it readable in memory for the
             // daemon's whole life (the configuration, and so the SecretBytes, live as long as the daemon).
-            defer { password.withUnsafeMutableBytes { if let base = $0.baseAddress { explicit_bzero(base, $0.count) } } }
+            defer { password.wipe() }
             if await store.collectionIDs().contains(login) {
                 do {
                     // Not announced: the name is not claimed yet, so no client can hold a proxy, and 10,000 items
