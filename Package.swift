@@ -42,7 +42,7 @@ let package = Package(
         // MARK: - C at the edge
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
         .systemLibrary(name: "CGcrypt", pkgConfig: "libgcrypt", providers: [.apt(["libgcrypt20-dev"])]),
-        // prctl(PR_SET_DUMPABLE), setrlimit and mallopt for cofferd; no library to link.
+        // prctl(PR_SET_DUMPABLE), setrlimit, mallopt and malloc_trim for cofferd and the daemon; no library to link.
         .systemLibrary(name: "CHardening"),
 
         // MARK: - Libraries
@@ -55,7 +55,7 @@ let package = Package(
             exclude: ["Persistence/FORMAT.md"], swiftSettings: strict),
         .target(
             name: "SecretServiceDaemon",
-            dependencies: ["DBusTransport", "SecretStore", "SecretServiceProtocol", "SecretCrypto", log, lifecycle],
+            dependencies: ["DBusTransport", "SecretStore", "SecretServiceProtocol", "SecretCrypto", "CHardening", log, lifecycle],
             swiftSettings: strict),
         .target(
             name: "SecretServiceClient",

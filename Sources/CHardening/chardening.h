@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Process hardening calls Swift cannot make directly (prctl is variadic).
+// Process calls Swift cannot make directly: prctl is variadic, and malloc.h (mallopt, malloc_trim) is not part of
+// Swift's Glibc module.
 #ifndef CHARDENING_H
 #define CHARDENING_H
 
@@ -24,6 +25,12 @@ static inline int chardening_disable_core_files(void) {
 /// Returns 1 on success.
 static inline int chardening_wipe_freed_memory(void) {
     return mallopt(M_PERTURB, 0x5a);
+}
+
+/// Hands the heap's free memory back to the kernel, so the resident size is what the process still uses.
+/// The corresponding C function is `malloc_trim`.
+static inline void chardening_return_freed_memory(void) {
+    (void) malloc_trim(0);
 }
 
 #endif

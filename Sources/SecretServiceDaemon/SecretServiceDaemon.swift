@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The daemon as a service: owns the bus name, serves calls, and shuts down gracefully.
 
-#if canImport(Glibc)
-import Glibc
-#endif
+import CHardening
 import DBusTransport
 import DBusWire
 import SecretCrypto
@@ -156,20 +154,15 @@ public final class SecretServiceDaemon: Service {
         }
     }
 
+    /// Verifying the collection files leaves their transient buffers (whole files, decoded records) in the heap;
+    /// glibc's `malloc_trim` hands that memory back before serving, so the resident size is what the daemon keeps.
+    private static func returnFreedMemory() {
+        chardening_return_freed_memory()
+    }
+
     /// Loads the collection files, sets up the in-memory `session` collection, and applies `--unlock`: the login
     /// password unlocks `login`, or creates it on first start. `default` points at `login` when it exists and at
     /// nothing else was chosen; without files it points at `session`.
-    /// Verifying the collection files leaves their transient buffers (whole files, decoded records) in the heap;
-    /// glibc's `malloc_trim` hands that memory back before serving, so the resident size is what the daemon keeps
-    /// (at 10,000 items 44 MB instead of 64). Looked up at run time: `malloc.h` is not part of Swift's Glibc module.
-    private static func returnFreedMemory() {
-        #if canImport(Glibc)
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") else { return }
-        let trim = unsafeBitCast(symbol, to: (@convention(c) (Int) -> Int32).self)
-        _ = trim(0)
-        #endif
-    }
-
     private func bootstrapCollections() async throws {
         for problem in try await store.loadCollections() {
             logger.error("collection file unavailable; it is left untouched",
