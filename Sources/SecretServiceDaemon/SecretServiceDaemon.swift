@@ -124,7 +124,8 @@ public final class SecretServiceDaemon: Service {
             return false
         case "NameLost":
             guard message.body.first?.string == SecretServiceNames.busName.rawValue else { return false }
-            logger.notice("another provider took over org.freedesktop.secrets; exiting")
+            // Loud: from here on clients reach whoever owns the name now, not us.
+            logger.error("lost org.freedesktop.secrets to another connection; exiting")
             return true
         default:
             return false
@@ -143,7 +144,8 @@ public final class SecretServiceDaemon: Service {
     }
 
     private func claimName(on connection: Connection) async throws {
-        var flags: RequestNameFlags = [.allowReplacement, .doNotQueue]
+        var flags: RequestNameFlags = [.doNotQueue]
+        if configuration.allowReplacement { flags.insert(.allowReplacement) }
         if configuration.replace { flags.insert(.replaceExisting) }
         switch try await connection.requestName(SecretServiceNames.busName, flags: flags) {
         case .primaryOwner, .alreadyOwner:
