@@ -159,6 +159,14 @@ public actor Connection {
 
     // MARK: - Lifecycle
 
+    /// Finishes ``messages`` while the connection stays open, so an application can stop taking new calls and
+    /// still answer the ones it has. Messages already buffered are still delivered; method calls arriving later
+    /// are answered by libdbus with `UnknownMethod`, later signals are dropped. Sending, calls and replies keep
+    /// working until ``close()``. Safe from any thread, such as a shutdown handler's.
+    public nonisolated func finishMessages() {
+        core.continuation.finish()
+    }
+
     /// Flushes outgoing messages, closes the connection, fails calls in flight with
     /// ``TransportError/disconnected``, finishes ``messages`` and stops the loop thread. Idempotent; also done
     /// when the connection is deinitialised.
