@@ -48,27 +48,18 @@ public final class SecretServiceDaemon: Service {
         ready.yield(connection.uniqueName.rawValue)
         ready.finish()
 
-        let (events, eventSink) = AsyncStream.makeStream(of: PumpEvent.self)
         // Calls, the store and the signals all run on the connection's loop thread: a call then crosses no thread
         // between libdbus and its reply (thread wake-ups dominated the cost of a lookup). The store runs its
         // Argon2id work on the global executor, so an unlock does not stall the bus.
         await withTaskExecutorPreference(connection.taskExecutor) {
         await withTaskGroup(of: Void.self) { background in
-            background.addTask {
-                for await message in connection.messages { eventSink.yield(.message(message)) }
-                eventSink.yield(.disconnected)
-            }
             background.addTask { await router.publishChanges() }
             if configuration.autoLock.locksAnything {
                 let autoLocker = AutoLocker(store: store, policy: configuration.autoLock, clock: ContinuousClock(),
                                             logger: logger)
                 background.addTask { await autoLocker.run() }
             }
-            await withGracefulShutdownHandler {
-                await self.serve(events, router: router, connection: connection)
-            } onGracefulShutdown: {
-                eventSink.yield(.shutdown)
-            }
+            await self.serve(router: router, connection: connection)
             await connection.close()
             background.cancelAll()
         }
@@ -76,38 +67,44 @@ public final class SecretServiceDaemon: Service {
         logger.info("stopped")
     }
 
-    /// What the pump reacts to: incoming messages, the bus going away, or a shutdown request.
-    private enum PumpEvent: Sendable {
-        case message(Message)
-        case disconnected
-        case shutdown
+    /// Why the daemon stopped reading messages.
+    private enum Ending {
+        case messagesFinished
+        case nameLost
     }
 
-    /// Dispatches calls concurrently until told to stop, then waits for calls in flight to be answered.
-    private func serve(_ events: AsyncStream<PumpEvent>, router: Router, connection: Connection) async {
+    /// Dispatches calls concurrently until the bus goes away, the name is lost or graceful shutdown, then waits for
+    /// calls in flight to be answered.
+    private func serve(router: Router, connection: Connection) async {
         await withDiscardingTaskGroup { calls in
-            loop: for await event in events {
-                switch event {
-                case .message(let message) where message.kind == .methodCall:
+            // Graceful shutdown finishes the message stream rather than cancelling this task: cancellation would
+            // reach the calls in flight, which are to be answered. Messages already received are still dispatched.
+            let ending = await withGracefulShutdownHandler { () async -> Ending in
+                for await message in connection.messages {
+                    guard message.kind == .methodCall else {
+                        message.closeReceivedUnixFileDescriptors()
+                        if await handleBusSignal(message, router: router, connection: connection) { return .nameLost }
+                        continue
+                    }
                     // No call takes a descriptor; closing whatever a client attached keeps our table from filling.
                     calls.addTask {
                         await router.handle(message)
                         message.closeReceivedUnixFileDescriptors()
                     }
-                case .message(let message):
-                    message.closeReceivedUnixFileDescriptors()
-                    if await handleBusSignal(message, router: router, connection: connection) { break loop }
-                case .disconnected:
-                    logger.info("the bus connection closed")
-                    break loop
-                case .shutdown:
-                    logger.info("shutting down")
-                    await router.dismissAllPrompts()
-                    // Release the name first so new clients reach a successor while answers in flight go out.
-                    try? await connection.releaseName(SecretServiceNames.busName)
-                    break loop
                 }
+                return .messagesFinished
+            } onGracefulShutdown: {
+                connection.finishMessages()
             }
+            guard ending == .messagesFinished else { return }
+            guard Task.isShuttingDownGracefully else {
+                logger.info("the bus connection closed")
+                return
+            }
+            logger.info("shutting down")
+            await router.dismissAllPrompts()
+            // Release the name first so new clients reach a successor while answers in flight go out.
+            try? await connection.releaseName(SecretServiceNames.busName)
         }
     }
 
