@@ -39,6 +39,7 @@ static const int cdbus_message_type_method_return = DBUS_MESSAGE_TYPE_METHOD_RET
 static const int cdbus_message_type_error = DBUS_MESSAGE_TYPE_ERROR;
 static const int cdbus_message_type_signal = DBUS_MESSAGE_TYPE_SIGNAL;
 static const int cdbus_maximum_array_length = DBUS_MAXIMUM_ARRAY_LENGTH;
+static const int cdbus_maximum_message_length = DBUS_MAXIMUM_MESSAGE_LENGTH;
 
 /// The C `DBusError` under a name that does not collide with DBusWire's `DBusError`.
 typedef DBusError cdbus_error;
@@ -72,6 +73,17 @@ static inline const void *cdbus_iter_get_fixed(DBusMessageIter *iter, int *count
     *count = 0;
     dbus_message_iter_get_fixed_array(iter, &data, count);
     return data;
+}
+
+/// The length in bytes of the array `iter` was recursed into, as marshalled, read from its length prefix.
+/// libdbus marks the function deprecated (callers usually want the element count), but the wire size is exactly
+/// what a size limit needs, and it is part of the stable ABI.
+/// The corresponding C function is `dbus_message_iter_get_array_len`.
+static inline int cdbus_iter_array_byte_length(DBusMessageIter *iter) {
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+    return dbus_message_iter_get_array_len(iter);
+#pragma GCC diagnostic pop
 }
 
 // MARK: - Object tree

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Process hardening calls Swift cannot make directly (prctl is variadic; glibc declares the spawn action below
-// only for _GNU_SOURCE, which Swift's Glibc module is built without).
+// Process calls Swift cannot make directly: prctl is variadic, malloc.h (mallopt, malloc_trim) is not part of
+// Swift's Glibc module, and glibc declares the spawn action below only for _GNU_SOURCE, which that module is built
+// without.
 #ifndef CHARDENING_H
 #define CHARDENING_H
 
@@ -31,5 +32,11 @@ static inline int chardening_wipe_freed_memory(void) {
 /// Adds a posix_spawn file action that closes every descriptor from `from` up in the child. glibc has it since 2.34
 /// but declares it only under _GNU_SOURCE; this is that declaration. Returns 0 on success.
 int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *actions, int from);
+
+/// Hands the heap's free memory back to the kernel, so the resident size is what the process still uses.
+/// The corresponding C function is `malloc_trim`.
+static inline void chardening_return_freed_memory(void) {
+    (void) malloc_trim(0);
+}
 
 #endif

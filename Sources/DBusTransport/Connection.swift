@@ -123,6 +123,25 @@ public actor Connection {
         }
     }
 
+    // MARK: - Limits
+
+    /// The largest body (the arguments, as marshalled) an incoming message may have. Larger ones are measured from
+    /// their length prefixes and never decoded: a method call is answered with
+    /// `org.freedesktop.DBus.Error.LimitsExceeded`, a signal is dropped, a reply fails its call with
+    /// ``TransportError/invalidMessage``, and the connection stays up. The default is the protocol's limit on
+    /// whole messages (128 MiB).
+    ///
+    /// libdbus's own limit (`dbus_connection_set_max_message_size`) would not do: a message over it marks the
+    /// receiving stream corrupt and libdbus drops the *receiving* connection, so any peer on the bus could
+    /// disconnect us with one oversized call.
+    public var maximumIncomingBodySize: Int { core.maximumIncomingBodySize }
+
+    /// Sets ``maximumIncomingBodySize``; it applies to every message dispatched from then on.
+    /// - Parameter bytes: the limit; a negative value counts as 0.
+    public func setMaximumIncomingBodySize(_ bytes: Int) {
+        core.maximumIncomingBodySize = max(0, bytes)
+    }
+
     // MARK: - Objects
 
     /// Registers a fallback handler for `path` and everything beneath it. Method calls there are yielded to
@@ -139,6 +158,14 @@ public actor Connection {
     }
 
     // MARK: - Lifecycle
+
+    /// Finishes ``messages`` while the connection stays open, so an application can stop taking new calls and
+    /// still answer the ones it has. Messages already buffered are still delivered; method calls arriving later
+    /// are answered by libdbus with `UnknownMethod`, later signals are dropped. Sending, calls and replies keep
+    /// working until ``close()``. Safe from any thread, such as a shutdown handler's.
+    public nonisolated func finishMessages() {
+        core.continuation.finish()
+    }
 
     /// Flushes outgoing messages, closes the connection, fails calls in flight with
     /// ``TransportError/disconnected``, finishes ``messages`` and stops the loop thread. Idempotent; also done

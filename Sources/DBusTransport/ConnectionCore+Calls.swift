@@ -18,13 +18,16 @@ extension ConnectionCore {
     }
 
     /// The open connection and the marshalled message, checking that the link can carry its descriptors.
+    /// The encoder validates the message; nothing here walks the body again.
+    /// The corresponding C function is `dbus_message_contains_unix_fds`.
     private func prepare(_ message: Message) throws(TransportError) -> (OpaquePointer, LibDBusMessage) {
         guard let raw, isConnected else { throw .disconnected }
-        let summary = try MessageValidator.validate(message)
-        if summary.unixFDCount > 0, dbus_connection_can_send_type(raw, cdbus_type_unix_fd) == 0 {
+        let encoded = try MessageEncoder.encode(message)
+        if dbus_message_contains_unix_fds(encoded.pointer) != 0,
+           dbus_connection_can_send_type(raw, cdbus_type_unix_fd) == 0 {
             throw TransportError.invalidMessage.with(detail: "this connection cannot pass file descriptors")
         }
-        return (raw, try MessageEncoder.encode(message))
+        return (raw, encoded)
     }
 
     // MARK: - Calls
@@ -72,7 +75,12 @@ extension ConnectionCore {
         let reply = dbus_pending_call_steal_reply(call.pointer)
         dbus_pending_call_unref(call.pointer)
         guard let reply else { return call.resume(with: .failure(TransportError.disconnected)) }
-        guard let decoded = MessageDecoder.decode(LibDBusMessage(adopting: reply)) else {
+        let owned = LibDBusMessage(adopting: reply)
+        guard fitsSizeLimit(reply) else {
+            let detail = "the reply's body is larger than \(maximumIncomingBodySize) bytes"
+            return call.resume(with: .failure(TransportError.invalidMessage.with(detail: detail)))
+        }
+        guard let decoded = MessageDecoder.decode(owned) else {
             return call.resume(with: .failure(TransportError.invalidMessage.with(detail: "unreadable reply")))
         }
         guard decoded.kind == .error else { return call.resume(with: .success(decoded)) }

@@ -30,6 +30,8 @@ final class ConnectionCore: @unchecked Sendable {
     var pendingCalls: [UInt64: PendingCall] = [:]
     var nextCallID: UInt64 = 0
     var registeredPaths: Set<ObjectPath> = []
+    /// Incoming messages whose body is larger are refused without being decoded (``MessageBodySize``).
+    var maximumIncomingBodySize = Int(cdbus_maximum_message_length)
     private var linkDropped = false
 
     private init(raw: OpaquePointer, loop: BusLoop, logger: Logger, continuation: AsyncStream<Message>.Continuation) {
@@ -117,6 +119,11 @@ final class ConnectionCore: @unchecked Sendable {
                 linkLost()
                 return DBUS_HANDLER_RESULT_HANDLED
             }
+            guard fitsSizeLimit(message) else {
+                logger.debug("Dropped a D-Bus signal over the size limit",
+                             metadata: ["dbus.sender": "\(Self.sender(of: message))"])
+                return DBUS_HANDLER_RESULT_HANDLED
+            }
             if let decoded = MessageDecoder.decode(LibDBusMessage(retaining: message)) {
                 if case .terminated = continuation.yield(decoded) { MessageDecoder.closeUnixFDs(in: decoded.body) }
             } else {
@@ -136,6 +143,13 @@ final class ConnectionCore: @unchecked Sendable {
         guard dbus_message_get_type(message) == cdbus_message_type_method_call else {
             return DBUS_HANDLER_RESULT_NOT_YET_HANDLED
         }
+        guard fitsSizeLimit(message) else {
+            logger.debug("Refused a D-Bus call over the size limit",
+                         metadata: ["dbus.sender": "\(Self.sender(of: message))"])
+            replyError(to: message, name: "org.freedesktop.DBus.Error.LimitsExceeded",
+                       text: "The call's arguments are larger than \(maximumIncomingBodySize) bytes")
+            return DBUS_HANDLER_RESULT_HANDLED
+        }
         guard let decoded = MessageDecoder.decode(LibDBusMessage(retaining: message)) else {
             replyError(to: message, name: "org.freedesktop.DBus.Error.InvalidArgs", text: "Unreadable arguments")
             return DBUS_HANDLER_RESULT_HANDLED
@@ -146,6 +160,15 @@ final class ConnectionCore: @unchecked Sendable {
             return DBUS_HANDLER_RESULT_NOT_YET_HANDLED
         }
         return DBUS_HANDLER_RESULT_HANDLED
+    }
+
+    /// Whether the message's body is within ``maximumIncomingBodySize``, measured before anything is decoded.
+    func fitsSizeLimit(_ message: OpaquePointer) -> Bool {
+        MessageBodySize.of(message, limit: maximumIncomingBodySize) <= maximumIncomingBodySize
+    }
+
+    private static func sender(of message: OpaquePointer) -> String {
+        dbus_message_get_sender(message).map { String(cString: $0) } ?? "-"
     }
 
     private func replyError(to message: OpaquePointer, name: String, text: String) {

@@ -119,6 +119,25 @@ public final class SecretBytes: @unchecked Sendable, CustomStringConvertible, Cu
         }
     }
 
+    // MARK: - Wiping
+
+    /// Zeroes every byte now rather than at release, for a secret that is no longer needed in a buffer that lives
+    /// on. The optimiser may not drop the write.
+    ///
+    /// The corresponding C function is `explicit_bzero`.
+    public func wipe() {
+        cgcry_wipe(pointer, allocatedCount)
+    }
+
+    /// Zeroes the bytes in `range` now (bytes a reader has consumed while the rest stays in use).
+    /// - Parameter range: offsets within `0..<count`.
+    ///
+    /// The corresponding C function is `explicit_bzero`.
+    public func wipe(_ range: Range<Int>) {
+        precondition(range.lowerBound >= 0 && range.upperBound <= count, "SecretBytes.wipe: range out of bounds")
+        cgcry_wipe(pointer + range.lowerBound, range.count)
+    }
+
     // MARK: - Redaction
 
     /// Always `"<redacted>"`: secrets are never printed.

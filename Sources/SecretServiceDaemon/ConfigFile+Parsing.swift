@@ -12,6 +12,7 @@ extension ConfigFile {
     /// - Throws: ``ConfigFileError`` with the line number and the problem.
     public init(parsing text: String, file: String) throws(ConfigFileError) {
         var policy = AutoLockPolicy()
+        var allowReplacement = false
         var section: Section?
         var sectionLines: [Section: Int] = [:]
         var keyLines: [Key: Int] = [:]
@@ -41,23 +42,29 @@ extension ConfigFile {
             let name = Self.trimmed(line[..<equals])
             let value = Self.trimmed(line[line.index(after: equals)...])
             guard let section else {
-                throw failure("'\(name)' is outside a section; put it under [defaults] or [collection ID]")
+                let home = Key(rawValue: String(name))?.sections ?? "[defaults] or [collection ID]"
+                throw failure("'\(name)' is outside a section; put it under \(home)")
             }
             guard let key = Key(rawValue: String(name)) else {
-                throw failure("unknown key '\(name)' (expected \(Key.allCases.map(\.rawValue).joined(separator: " or ")))")
+                let expected = Key.allCases.filter { $0.belongs(in: section) }.map(\.rawValue)
+                throw failure("unknown key '\(name)' (expected \(expected.joined(separator: " or ")))")
             }
+            guard key.belongs(in: section) else { throw failure("'\(name)' belongs under \(key.sections)") }
             if let first = keyLines[key] { throw failure("\(key.rawValue) is already set on line \(first)") }
             keyLines[key] = number
+            if key == .allowReplacement {
+                do { allowReplacement = try Self.yesOrNo(value) } catch {
+                    throw failure("\(key.rawValue): \(error.text)")
+                }
+                continue
+            }
             let timeout: LockTimeout
             do { timeout = try Self.timeout(value) } catch { throw failure("\(key.rawValue): \(error.text)") }
             var settings = section.settings(in: policy)
-            switch key {
-            case .idle: settings.idle = timeout
-            case .unlocked: settings.unlocked = timeout
-            }
+            if key == .idle { settings.idle = timeout } else { settings.unlocked = timeout }
             section.store(settings, in: &policy)
         }
-        self.init(autoLock: policy)
+        self.init(autoLock: policy, allowReplacement: allowReplacement)
     }
 
     // MARK: - Pieces
@@ -65,15 +72,26 @@ extension ConfigFile {
     private enum Key: String, CaseIterable {
         case idle = "lock-after-idle"
         case unlocked = "lock-after"
+        case allowReplacement = "allow-replacement"
+
+        /// The auto-lock keys go under [defaults] or a collection; daemon-wide settings under [daemon].
+        func belongs(in section: Section) -> Bool {
+            (self == .allowReplacement) == (section == .daemon)
+        }
+
+        var sections: String { self == .allowReplacement ? "[daemon]" : "[defaults] or [collection ID]" }
     }
 
     private enum Section: Hashable, CustomStringConvertible {
+        case daemon
         case defaults
         case collection(String)
 
         init(header: Substring) throws(Problem) {
             let words = header.split(whereSeparator: { $0 == " " || $0 == "\t" })
             switch (words.first, words.count) {
+            case ("daemon", 1):
+                self = .daemon
             case ("defaults", 1):
                 self = .defaults
             case ("collection", 2) where ObjectPathElement.isValid(String(words[1])):
@@ -83,12 +101,13 @@ extension ConfigFile {
             case ("collection", _):
                 throw Problem("write [collection ID] with one collection identifier, as in [collection login]")
             default:
-                throw Problem("unknown section [\(header)] (expected [defaults] or [collection ID])")
+                throw Problem("unknown section [\(header)] (expected [daemon], [defaults] or [collection ID])")
             }
         }
 
         var description: String {
             switch self {
+            case .daemon: "[daemon]"
             case .defaults: "[defaults]"
             case .collection(let id): "[collection \(id)]"
             }
@@ -97,6 +116,7 @@ extension ConfigFile {
         func settings(in policy: AutoLockPolicy) -> AutoLockSettings {
             switch self {
             case .defaults: policy.defaults
+            case .daemon: AutoLockSettings()  // holds no auto-lock keys
             case .collection(let id): policy.collections[id] ?? AutoLockSettings()
             }
         }
@@ -104,6 +124,7 @@ extension ConfigFile {
         func store(_ settings: AutoLockSettings, in policy: inout AutoLockPolicy) {
             switch self {
             case .defaults: policy.defaults = settings
+            case .daemon: break
             case .collection(let id): policy.collections[id] = settings
             }
         }
@@ -133,6 +154,15 @@ extension ConfigFile {
         else { throw Problem("'\(value)' is longer than the limit of \(maximumDays)d") }
         guard count > 0 else { throw Problem("'\(value)' would lock at once; write off to never lock") }
         return .after(.seconds(count * unit))
+    }
+
+    /// `yes` or `no`.
+    private static func yesOrNo(_ value: Substring) throws(Problem) -> Bool {
+        switch value {
+        case "yes": return true
+        case "no": return false
+        default: throw Problem("expected yes or no, not \(value.isEmpty ? "nothing" : "'\(value)'")")
+        }
     }
 
     private static func trimmed(_ text: Substring) -> Substring {

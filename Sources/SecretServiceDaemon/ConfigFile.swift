@@ -9,9 +9,12 @@ import Glibc
 public struct ConfigFile: Sendable, Hashable {
     /// The `lock-after-idle` and `lock-after` settings.
     public var autoLock: AutoLockPolicy
+    /// `allow-replacement`: whether another provider may take `org.freedesktop.secrets` over.
+    public var allowReplacement: Bool
 
-    public init(autoLock: AutoLockPolicy = .off) {
+    public init(autoLock: AutoLockPolicy = .off, allowReplacement: Bool = false) {
         self.autoLock = autoLock
+        self.allowReplacement = allowReplacement
     }
 
     /// Larger files are refused: the format needs a few lines, and reading stays bounded.

@@ -9,6 +9,9 @@ public struct DaemonConfiguration: Sendable {
     public var busAddress: String?
     /// Take the name over from a provider that already owns it (and allows replacement).
     public var replace: Bool
+    /// Let another provider take the name over from us (`--allow-replacement`). Off by default: any client may
+    /// ask the bus for the name, and clients would then send their secrets to whoever took it.
+    public var allowReplacement: Bool
     /// Answers prompts.
     public var prompter: any Prompter
     /// Per-client caps on sessions and prompts.
@@ -22,11 +25,13 @@ public struct DaemonConfiguration: Sendable {
     /// Which collections lock themselves after idle or unlocked time; off unless the configuration file says so.
     public var autoLock: AutoLockPolicy
 
-    public init(busAddress: String? = nil, replace: Bool = false, prompter: any Prompter = FixedPrompter.autoAccept,
+    public init(busAddress: String? = nil, replace: Bool = false, allowReplacement: Bool = false,
+                prompter: any Prompter = FixedPrompter.autoAccept,
                 clientLimits: ClientLimits = .default, dataDirectory: String? = nil, loginPassword: SecretBytes? = nil,
                 keyDerivation: Argon2idParameters = .default, autoLock: AutoLockPolicy = .off) {
         self.busAddress = busAddress
         self.replace = replace
+        self.allowReplacement = allowReplacement
         self.prompter = prompter
         self.clientLimits = clientLimits
         self.dataDirectory = dataDirectory
@@ -48,8 +53,8 @@ public enum DaemonError: Error, CustomStringConvertible, Equatable {
     public var description: String {
         switch self {
         case .nameTaken(let owner):
-            "org.freedesktop.secrets is already owned by \(owner ?? "another process"); stop that provider or run "
-                + "with --replace"
+            "org.freedesktop.secrets is already owned by \(owner ?? "another process"); stop that provider, or run "
+                + "with --replace if it allows replacement"
         case .noBus(let detail): "cannot connect to the bus: \(detail)"
         case .dataDirectoryInUse(let detail): detail
         }

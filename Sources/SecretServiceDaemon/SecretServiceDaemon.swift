@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The daemon as a service: owns the bus name, serves calls, and shuts down gracefully.
 
-#if canImport(Glibc)
-import Glibc
-#endif
+import CHardening
 import DBusTransport
 import DBusWire
 import SecretCrypto
@@ -43,6 +41,9 @@ public final class SecretServiceDaemon: Service {
             handover = error
         }
         let connection = try await connect()
+        // A call past the argument limit is refused before it is decoded, which costs several times a body's size.
+        // The margin covers the alignment padding the router's count leaves out.
+        await connection.setMaximumIncomingBodySize(configuration.clientLimits.maximumCallBytes + 64 * 1024)
         let router = Router(store: store, prompter: configuration.prompter,
                             sender: ConnectionSender(connection: connection, logger: logger),
                             clientLimits: configuration.clientLimits, logger: logger)
@@ -57,27 +58,18 @@ public final class SecretServiceDaemon: Service {
         ready.yield(connection.uniqueName.rawValue)
         ready.finish()
 
-        let (events, eventSink) = AsyncStream.makeStream(of: PumpEvent.self)
         // Calls, the store and the signals all run on the connection's loop thread: a call then crosses no thread
         // between libdbus and its reply (thread wake-ups dominated the cost of a lookup). The store runs its
         // Argon2id work on the global executor, so an unlock does not stall the bus.
         await withTaskExecutorPreference(connection.taskExecutor) {
         await withTaskGroup(of: Void.self) { background in
-            background.addTask {
-                for await message in connection.messages { eventSink.yield(.message(message)) }
-                eventSink.yield(.disconnected)
-            }
             background.addTask { await router.publishChanges() }
             if configuration.autoLock.locksAnything {
                 let autoLocker = AutoLocker(store: store, policy: configuration.autoLock, clock: ContinuousClock(),
                                             logger: logger)
                 background.addTask { await autoLocker.run() }
             }
-            await withGracefulShutdownHandler {
-                await self.serve(events, router: router, connection: connection)
-            } onGracefulShutdown: {
-                eventSink.yield(.shutdown)
-            }
+            await self.serve(router: router, connection: connection)
             await connection.close()
             background.cancelAll()
         }
@@ -87,38 +79,44 @@ public final class SecretServiceDaemon: Service {
         logger.info("stopped")
     }
 
-    /// What the pump reacts to: incoming messages, the bus going away, or a shutdown request.
-    private enum PumpEvent: Sendable {
-        case message(Message)
-        case disconnected
-        case shutdown
+    /// Why the daemon stopped reading messages.
+    private enum Ending {
+        case messagesFinished
+        case nameLost
     }
 
-    /// Dispatches calls concurrently until told to stop, then waits for calls in flight to be answered.
-    private func serve(_ events: AsyncStream<PumpEvent>, router: Router, connection: Connection) async {
+    /// Dispatches calls concurrently until the bus goes away, the name is lost or graceful shutdown, then waits for
+    /// calls in flight to be answered.
+    private func serve(router: Router, connection: Connection) async {
         await withDiscardingTaskGroup { calls in
-            loop: for await event in events {
-                switch event {
-                case .message(let message) where message.kind == .methodCall:
+            // Graceful shutdown finishes the message stream rather than cancelling this task: cancellation would
+            // reach the calls in flight, which are to be answered. Messages already received are still dispatched.
+            let ending = await withGracefulShutdownHandler { () async -> Ending in
+                for await message in connection.messages {
+                    guard message.kind == .methodCall else {
+                        message.closeReceivedUnixFileDescriptors()
+                        if await handleBusSignal(message, router: router, connection: connection) { return .nameLost }
+                        continue
+                    }
                     // No call takes a descriptor; closing whatever a client attached keeps our table from filling.
                     calls.addTask {
                         await router.handle(message)
                         message.closeReceivedUnixFileDescriptors()
                     }
-                case .message(let message):
-                    message.closeReceivedUnixFileDescriptors()
-                    if await handleBusSignal(message, router: router, connection: connection) { break loop }
-                case .disconnected:
-                    logger.info("the bus connection closed")
-                    break loop
-                case .shutdown:
-                    logger.info("shutting down")
-                    await router.dismissAllPrompts()
-                    // Release the name first so new clients reach a successor while answers in flight go out.
-                    try? await connection.releaseName(SecretServiceNames.busName)
-                    break loop
                 }
+                return .messagesFinished
+            } onGracefulShutdown: {
+                connection.finishMessages()
             }
+            guard ending == .messagesFinished else { return }
+            guard Task.isShuttingDownGracefully else {
+                logger.info("the bus connection closed")
+                return
+            }
+            logger.info("shutting down")
+            await router.dismissAllPrompts()
+            // Release the name first so new clients reach a successor while answers in flight go out.
+            try? await connection.releaseName(SecretServiceNames.busName)
         }
     }
 
@@ -135,7 +133,8 @@ public final class SecretServiceDaemon: Service {
             return false
         case "NameLost":
             guard message.body.first?.string == SecretServiceNames.busName.rawValue else { return false }
-            logger.notice("another provider took over org.freedesktop.secrets; exiting")
+            // Loud: from here on clients reach whoever owns the name now, not us.
+            logger.error("lost org.freedesktop.secrets to another connection; exiting")
             return true
         default:
             return false
@@ -181,7 +180,8 @@ public final class SecretServiceDaemon: Service {
     }
 
     private func claimName(on connection: Connection) async throws {
-        var flags: RequestNameFlags = [.allowReplacement, .doNotQueue]
+        var flags: RequestNameFlags = [.doNotQueue]
+        if configuration.allowReplacement { flags.insert(.allowReplacement) }
         if configuration.replace { flags.insert(.replaceExisting) }
         switch try await connection.requestName(SecretServiceNames.busName, flags: flags) {
         case .primaryOwner, .alreadyOwner:
@@ -192,20 +192,15 @@ public final class SecretServiceDaemon: Service {
         }
     }
 
+    /// Verifying the collection files leaves their transient buffers (whole files, decoded records) in the heap;
+    /// glibc's `malloc_trim` hands that memory back before serving, so the resident size is what the daemon keeps.
+    private static func returnFreedMemory() {
+        chardening_return_freed_memory()
+    }
+
     /// Loads the collection files, sets up the in-memory `session` collection, and applies `--unlock`: the login
     /// password unlocks `login`, or creates it on first start. `default` points at `login` when it exists and at
     /// nothing else was chosen; without files it points at `session`.
-    /// Verifying the collection files leaves their transient buffers (whole files, decoded records) in the heap;
-    /// glibc's `malloc_trim` hands that memory back before serving, so the resident size is what the daemon keeps
-    /// (at 10,000 items 44 MB instead of 64). Looked up at run time: `malloc.h` is not part of Swift's Glibc module.
-    private static func returnFreedMemory() {
-        #if canImport(Glibc)
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") else { return }
-        let trim = unsafeBitCast(symbol, to: (@convention(c) (Int) -> Int32).self)
-        _ = trim(0)
-        #endif
-    }
-
     private func bootstrapCollections() async throws {
         for problem in try await store.loadCollections() {
             logger.error("collection file unavailable; it is left untouched",
@@ -218,7 +213,7 @@ public final class SecretServiceDaemon: Service {
         if let password = configuration.loginPassword {
             // Nothing needs the password after this: wipe it rather than keep it readable in memory for the
             // daemon's whole life (the configuration, and so the SecretBytes, live as long as the daemon).
-            defer { password.withUnsafeMutableBytes { if let base = $0.baseAddress { explicit_bzero(base, $0.count) } } }
+            defer { password.wipe() }
             if await store.collectionIDs().contains(login) {
                 do {
                     // Not announced: the name is not claimed yet, so no client can hold a proxy, and 10,000 items

@@ -20,8 +20,8 @@ struct Cofferd: AsyncParsableCommand {
         commandName: "cofferd",
         abstract: "A Secret Service provider (org.freedesktop.secrets) for the D-Bus session bus.",
         discussion: """
-            Exit status: 0 after a clean shutdown (SIGTERM, SIGINT, the bus closing, or a --replace by another \
-            provider); \(ExitStatus.failure) on other failures; \(ExitStatus.badConfig) when the configuration file \
+            Exit status: 0 after a clean shutdown (SIGTERM, SIGINT, the bus closing, or, with --allow-replacement, \
+            a --replace by another provider); \(ExitStatus.failure) on other failures; \(ExitStatus.badConfig) when the configuration file \
             cannot be read or is malformed (one line names the file, the line and the problem); \
             \(ExitStatus.nameTaken) when another provider owns org.freedesktop.secrets; \(ExitStatus.noBus) when there \
             is no bus to connect to; \(ExitStatus.dataDirectoryInUse) when another cofferd holds the data directory \
@@ -33,8 +33,11 @@ struct Cofferd: AsyncParsableCommand {
             """,
         version: CofferVersion.string)
 
-    @Flag(help: "Take org.freedesktop.secrets over from the provider that owns it.")
+    @Flag(help: "Take org.freedesktop.secrets over from the provider that owns it, if that provider allows replacement.")
     var replace = false
+
+    @Flag(help: "Let another provider take org.freedesktop.secrets over (its --replace). Off by default, since any program on the bus could then take the name and receive the secrets clients send; the configuration file can also turn it on.")
+    var allowReplacement = false
 
     @Flag(help: "Run attached to the terminal. cofferd never forks, so this is the only mode; the flag is accepted for compatibility with gnome-keyring-daemon command lines.")
     var foreground = false
@@ -115,7 +118,7 @@ struct Cofferd: AsyncParsableCommand {
         let loginPassword = unlock ? LoginPassword.readFromStandardInput() : nil
         let daemon = SecretServiceDaemon(
             configuration: DaemonConfiguration(
-                busAddress: address, replace: replace,
+                busAddress: address, replace: replace, allowReplacement: allowReplacement || settings.allowReplacement,
                 prompter: PinentryPrompter(
                     configuration: .init(program: pinentry, timeout: .seconds(promptTimeout)),
                     logger: Logger(label: "cofferd.pinentry")),

@@ -112,6 +112,27 @@ struct BusTests {
         }
     }
 
+    @Test("finishMessages ends delivery, later calls get UnknownMethod, and the connection stays up")
+    func finishMessagesKeepsTheConnection() async throws {
+        try await TestBus.withPrivateBus { bus in
+            let server = try await EchoServer(bus: bus)
+            let client = try await bus.connect()
+            #expect(try await client.call(server.call("Echo", [.int32(1)])).body == [.int32(1)])
+            server.connection.finishMessages()
+            for await _ in server.received {}
+            do {
+                _ = try await client.call(server.call("Echo", [.int32(2)]))
+                Issue.record("a call was answered after finishMessages")
+            } catch let error as DBusError {
+                #expect(error.name == .unknownMethod)
+            }
+            #expect(await server.connection.isConnected)
+            #expect(try await server.connection.nameOwner(of: client.uniqueName) == client.uniqueName)
+            try await server.connection.send(.signal(path: "/org/example", interface: "org.example.Signals",
+                                                     member: "StillSending", body: []))
+        }
+    }
+
     @Test func messagesFinishWhenTheBusGoesAway() async throws {
         let bus = try TestBus()
         let server = try await EchoServer(bus: bus)

@@ -209,4 +209,27 @@ struct CallTests {
             #expect(try await client.call(server.call("Echo", [.int32(3)])).body == [.int32(3)])
         }
     }
+
+    @Test("an invalid outgoing message is refused with an error naming the problem, and nothing reaches the peer")
+    func invalidOutgoingMessageIsNamed() async throws {
+        try await TestBus.withPrivateBus { bus in
+            let server = try await EchoServer(bus: bus)
+            let client = try await bus.connect()
+            let invalid = server.call("Record", [.string("nul\u{0}")])
+            let attempts: [@Sendable () async throws -> Void] = [
+                { _ = try await client.send(invalid) }, { _ = try await client.call(invalid) },
+            ]
+            for attempt in attempts {
+                do {
+                    try await attempt()
+                    Issue.record("an invalid message was sent")
+                } catch let error as TransportError {
+                    #expect(error == .invalidMessage)
+                    #expect(error.detail == "a string contains NUL", "\(error)")
+                }
+            }
+            _ = try await client.call(server.call("Echo", [.int32(1)]))
+            #expect(await server.nextCall()?.member == "Echo")
+        }
+    }
 }

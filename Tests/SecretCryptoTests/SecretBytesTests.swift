@@ -39,6 +39,20 @@ struct SecretBytesTests {
         #expect(bytes.copyBytes() == [0, 0, 0xAB, 0])
     }
 
+    @Test("wipe zeroes every byte at once; a ranged wipe only its range")
+    func wipe() {
+        let bytes = SecretBytes(copying: Array(1...8) as [UInt8])
+        bytes.wipe(2..<5)
+        #expect(bytes.copyBytes() == [1, 2, 0, 0, 0, 6, 7, 8])
+        bytes.wipe(8..<8)
+        #expect(bytes.copyBytes() == [1, 2, 0, 0, 0, 6, 7, 8])
+        bytes.wipe()
+        #expect(bytes.copyBytes() == [UInt8](repeating: 0, count: 8))
+        let empty = SecretBytes(count: 0)
+        empty.wipe()
+        #expect(empty.isEmpty)
+    }
+
     @Test("description and debugDescription are redacted")
     func redacted() {
         let bytes = SecretBytes(copying: Array("hunter2".utf8))

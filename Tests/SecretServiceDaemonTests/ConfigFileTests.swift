@@ -16,6 +16,9 @@ struct ConfigFileTests {
     /// The example in README.md, "Configuration".
     static let documented = """
         # comments and blank lines are ignored
+        [daemon]                     # settings of cofferd itself
+        allow-replacement = no       # yes lets another provider take org.freedesktop.secrets over
+
         [defaults]
         lock-after-idle = 15m        # durations: 90s, 15m, 8h, 1d, or "off"
         lock-after = 8h
@@ -69,12 +72,38 @@ struct ConfigFileTests {
     func unknownNames() {
         #expect(problem("[defaults]\n\nlock-after-idel = 15m\n")
             == "test.conf:3: unknown key 'lock-after-idel' (expected lock-after-idle or lock-after)")
-        #expect(problem("[defualts]\n") == "test.conf:1: unknown section [defualts] (expected [defaults] or [collection ID])")
+        #expect(problem("[defualts]\n")
+            == "test.conf:1: unknown section [defualts] (expected [daemon], [defaults] or [collection ID])")
         #expect(problem("[defaults]\n[collection]\n")
             == "test.conf:2: write [collection ID] with one collection identifier, as in [collection login]")
         #expect(problem("[collection my-keys]\n")
             == "test.conf:1: 'my-keys' is not a collection identifier (letters, digits and '_')")
         #expect(problem("[defaults\n") == "test.conf:1: a section header must end with ']'")
+    }
+
+    @Test("allow-replacement is yes or no under [daemon], off when absent, and refused anywhere else")
+    func allowReplacement() throws {
+        func allows(_ text: String) throws -> Bool { try ConfigFile(parsing: text, file: "test.conf").allowReplacement }
+        #expect(try allows("[daemon]\nallow-replacement = yes\n"))
+        #expect(try !allows("[daemon]\nallow-replacement = no\n"))
+        #expect(try !allows("[daemon]\n"))
+        #expect(try !allows(Self.documented))
+        #expect(problem("[daemon]\nallow-replacement = true\n")
+            == "test.conf:2: allow-replacement: expected yes or no, not 'true'")
+        #expect(problem("[daemon]\nallow-replacement =\n")
+            == "test.conf:2: allow-replacement: expected yes or no, not nothing")
+        #expect(problem("[defaults]\nallow-replacement = yes\n")
+            == "test.conf:2: 'allow-replacement' belongs under [daemon]")
+        #expect(problem("[collection login]\nallow-replacement = yes\n")
+            == "test.conf:2: 'allow-replacement' belongs under [daemon]")
+        #expect(problem("allow-replacement = yes\n")
+            == "test.conf:1: 'allow-replacement' is outside a section; put it under [daemon]")
+        #expect(problem("[daemon]\nlock-after = 1h\n")
+            == "test.conf:2: 'lock-after' belongs under [defaults] or [collection ID]")
+        #expect(problem("[daemon]\nallow-replace = yes\n")
+            == "test.conf:2: unknown key 'allow-replace' (expected allow-replacement)")
+        #expect(problem("[daemon]\nallow-replacement = yes\nallow-replacement = no\n")
+            == "test.conf:3: allow-replacement is already set on line 2")
     }
 
     @Test("bad durations are refused with their line", arguments: [

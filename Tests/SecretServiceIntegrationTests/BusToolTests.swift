@@ -63,16 +63,18 @@ struct BusToolTests {
         }
     }
 
-    @Test("a second cofferd refuses a taken name with one line, and --replace takes it over")
+    @Test("a second cofferd refuses a taken name with one line; --replace takes it over from one that allows it")
     func nameOwnership() async throws {
-        try await withCofferd { env, first in
+        try await TestBus.withPrivateBus { bus in
+            let env = ClientEnvironment(bus: bus)
+            let first = try await DaemonHarness.start(.subprocess, on: bus, arguments: ["--allow-replacement"])
             let cofferd = try DaemonHarness.executableURL().path
-            let refused = try await env.run(cofferd, ["--address", env.bus.address])
+            let refused = try await env.run(cofferd, ["--address", bus.address, "--memory-only"])
             #expect(refused.status == 3)
             let lines = refused.stderr.split(separator: "\n")
             #expect(lines.count == 1 && lines[0].contains("already owned"), "\(refused.stderr)")
 
-            let replacement = try await DaemonHarness.startReplacing(on: env.bus)
+            let replacement = try await DaemonHarness.startReplacing(on: bus)
             let firstExit = await first.waitForExit()
             #expect(firstExit == .exited(0))
             let owner = try await env.run("/usr/bin/dbus-send", [
@@ -80,6 +82,9 @@ struct BusToolTests {
                 "org.freedesktop.DBus.GetNameOwner", "string:org.freedesktop.secrets",
             ])
             #expect(owner.text.contains(replacement.uniqueName.rawValue))
+            // The replacement was started without --allow-replacement: a further --replace is refused.
+            let again = try await env.run(cofferd, ["--address", bus.address, "--memory-only", "--replace"])
+            #expect(again.status == 3, "\(again.stderr)")
             #expect(await replacement.stop() == .exited(0))
         }
     }

@@ -4,26 +4,21 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import SecretCrypto
 
 /// The receive buffer of an Assuan connection's reader thread.
 ///
-/// Data lines may carry a password, so the buffer is one manually allocated block (never a growing `[UInt8]`
-/// that would leave stale copies behind on reallocation), and consumed bytes are wiped with `explicit_bzero`,
-/// which the optimiser may not drop.
+/// Data lines may carry a password, so the buffer is one fixed `SecretBytes` block (never a growing `[UInt8]`
+/// that would leave stale copies behind on reallocation), and consumed bytes are wiped as soon as they are handed
+/// on; `SecretBytes` wipes the rest when the buffer goes away.
 struct AssuanLineBuffer: ~Copyable {
-    private let storage: UnsafeMutableRawBufferPointer
+    private let storage: SecretBytes
     private var filled = 0
 
     /// Allocates the buffer.
     /// - Parameter capacity: The longest line accepted, plus its LF. Assuan allows 1000 bytes.
     init(capacity: Int) {
-        storage = .allocate(byteCount: capacity, alignment: 1)
-        storage.initializeMemory(as: UInt8.self, repeating: 0)
-    }
-
-    deinit {
-        explicit_bzero(storage.baseAddress!, storage.count)
-        storage.deallocate()
+        storage = SecretBytes(count: capacity)
     }
 
     /// Whether the buffer holds an unfinished line that fills it completely (a line longer than allowed).
@@ -32,9 +27,12 @@ struct AssuanLineBuffer: ~Copyable {
     /// Reads once from `descriptor` into the free space.
     /// - Returns: What `read(2)` returned: the byte count, 0 at end of file, or -1 with `errno` set.
     mutating func read(from descriptor: Int32) -> Int {
-        guard let base = storage.baseAddress, filled < storage.count else { return -1 }
-        let count = Glibc.read(descriptor, base + filled, storage.count - filled)
-        if count > 0 { filled += count }
+        let filled = filled
+        let count = storage.withUnsafeMutableBytes { bytes -> Int in
+            guard let base = bytes.baseAddress, filled < bytes.count else { return -1 }
+            return Glibc.read(descriptor, base + filled, bytes.count - filled)
+        }
+        if count > 0 { self.filled += count }
         return count
     }
 
@@ -43,17 +41,21 @@ struct AssuanLineBuffer: ~Copyable {
     /// - Parameter body: Called with a line whose memory is valid only during the call; returns `false` to stop.
     /// - Returns: `false` when `body` asked to stop.
     mutating func drainLines(_ body: (UnsafeRawBufferPointer) -> Bool) -> Bool {
-        guard let base = storage.baseAddress else { return true }
-        var start = 0, keepGoing = true
-        while keepGoing, let newline = (start..<filled).first(where: { storage[$0] == UInt8(ascii: "\n") }) {
-            keepGoing = body(UnsafeRawBufferPointer(start: base + start, count: newline - start))
-            start = newline + 1
+        let filled = filled
+        let (remaining, keepGoing) = storage.withUnsafeMutableBytes { bytes -> (Int, Bool) in
+            guard let base = bytes.baseAddress else { return (filled, true) }
+            var start = 0, keepGoing = true
+            while keepGoing, let newline = (start..<filled).first(where: { bytes[$0] == UInt8(ascii: "\n") }) {
+                keepGoing = body(UnsafeRawBufferPointer(start: base + start, count: newline - start))
+                start = newline + 1
+            }
+            guard start > 0 else { return (filled, keepGoing) }
+            let remaining = filled - start
+            if remaining > 0 { memmove(base, base + start, remaining) }
+            return (remaining, keepGoing)
         }
-        guard start > 0 else { return keepGoing }
-        let remaining = filled - start
-        if remaining > 0 { memmove(base, base + start, remaining) }
-        explicit_bzero(base + remaining, filled - remaining)
-        filled = remaining
+        if remaining < filled { storage.wipe(remaining..<filled) }
+        self.filled = remaining
         return keepGoing
     }
 }
