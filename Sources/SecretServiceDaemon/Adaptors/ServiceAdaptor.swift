@@ -57,7 +57,7 @@ struct ServiceAdaptor {
             throw .notSupported("the session algorithm '\(algorithm.prefix(64))' is not supported")
         }
         let session = try await context.clients.openSession(owner: caller, algorithm: negotiated)
-        return HandlerResult([.variant(output), .objectPath(session.path)])
+        return context.registered([.variant(output), .objectPath(session.path)], for: caller)
     }
 
     // MARK: - Collections and search
@@ -94,7 +94,7 @@ struct ServiceAdaptor {
             }
         }
         let prompt = try await context.clients.createPrompt(owner: caller, work: work)
-        return HandlerResult([.objectPath(.root), .objectPath(Paths.prompt(prompt))])
+        return context.registered([.objectPath(.root), .objectPath(Paths.prompt(prompt))], for: caller)
     }
 
     /// The label a `CreateCollection`-style property map asks for (`""` when it names none).
