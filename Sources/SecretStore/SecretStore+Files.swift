@@ -78,7 +78,7 @@ extension SecretStore {
             }
         }
         guard let wrap else { throw FormatError("the file holds no key") }
-        let file = CollectionFile(path: path, header: parsed.header, indexKey: SecretBytes(copying: parsed.header.indexKey),
+        let file = CollectionFile(path: path, header: parsed.header, indexKey: try SecretBytes(copying: parsed.header.indexKey),
                                   keyWrap: wrap, writer: nil, recordCount: parsed.frames.count)
         let state = CollectionState(id: expectedID, label: label, created: parsed.header.created, modified: modified,
                                     vault: nil, file: file)

@@ -37,7 +37,7 @@ extension SecretStore {
         do {
             return StoredSecret(value: try vault.openSecret(stored.secret, item: item), contentType: meta.contentType)
         } catch {
-            throw .failed("the stored secret could not be decrypted")
+            throw .failed("the stored secret could not be decrypted: \(error)")
         }
     }
 
@@ -169,7 +169,7 @@ extension SecretStore {
                 updated.tags = AttributeTags.tags(for: meta.attributes, indexKey: file.indexKey)
             }
         } catch {
-            throw .failed("the item could not be encrypted")
+            throw .failed("the item could not be encrypted: \(error)")
         }
         if let sealedMeta = updated.sealedMeta {
             try persist(.item(ItemRecord(id: updated.id, sequence: updated.sequence, tags: updated.tags,

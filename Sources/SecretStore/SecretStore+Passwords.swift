@@ -70,7 +70,7 @@ extension SecretStore {
                 throw StorageError(message: "\(error)")
             }
             try ledger?.record(id, UInt64(records.count))
-            let file = CollectionFile(path: path, header: header, indexKey: SecretBytes(copying: header.indexKey),
+            let file = CollectionFile(path: path, header: header, indexKey: try SecretBytes(copying: header.indexKey),
                                       keyWrap: wrap,
                                       writer: JournalWriter(path: path, lastMAC: mac,
                                                                 nextSequence: UInt64(records.count) + 1,

@@ -187,8 +187,15 @@ final class AssuanChannel: Sendable {
                 return nil  // ECONNRESET and the like: the child is gone, which reads as end of file.
             }
             var overflow = false
+            var unparsed: AssuanError?
             let consumerListening = buffer.drainLines { raw in
-                let line = AssuanLine(parsing: raw)
+                let line: AssuanLine
+                do {
+                    line = try AssuanLine(parsing: raw)
+                } catch {
+                    unparsed = .noSecureMemory("\(error)")
+                    return false
+                }
                 if case .comment = line { return true }
                 switch continuation.yield(line) {
                 case .enqueued: return true
@@ -197,6 +204,7 @@ final class AssuanChannel: Sendable {
                 @unknown default: return false
                 }
             }
+            if let unparsed { return unparsed }
             if overflow { return .protocolViolation("more than \(Self.maximumQueuedLines) unread lines") }
             if !consumerListening { return nil }
             if buffer.isFull { return .protocolViolation("a line longer than \(Self.maximumLineLength) bytes") }

@@ -20,7 +20,7 @@ struct CollectionKeys: Sendable {
     }
 
     /// A fresh random master key.
-    static func newMaster() -> SecretBytes { SecureRandom.secretBytes(count: 32) }
+    static func newMaster() throws -> SecretBytes { try SecureRandom.secretBytes(count: 32) }
 }
 
 /// Wrapping and unwrapping the master key with a password.
@@ -29,7 +29,7 @@ enum KeyWrapping {
     /// Slow by design (about 0.3 s with the default parameters); call it outside the store actor.
     static func keyEncryptionKey(password: SecretBytes, salt: [UInt8], parameters: Argon2idParameters) throws
         -> SecretBytes {
-        let input = SecretBytes(count: password.count + 1)
+        let input = try SecretBytes(count: password.count + 1)
         input.withUnsafeMutableBytes { out in
             out[0] = 1
             password.withUnsafeBytes { out.baseAddress!.advanced(by: 1).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }

@@ -76,7 +76,7 @@ let benchmarks: @Sendable () -> Void = {
     }, setup: { try MessageCodec.marshal(getSecretsReply(100)) })
 
     Benchmark("AES-256-GCM seal + open of one item secret", closure: { (benchmark: Benchmark, key: SecretBytes) in
-        let plaintext = SecretBytes(copying: Array("correct horse battery staple".utf8))
+        let plaintext = try! SecretBytes(copying: Array("correct horse battery staple".utf8))
         for _ in benchmark.scaledIterations {
             let nonce = SecureRandom.bytes(count: AES256GCM.nonceByteCount)
             guard let sealed = try? AES256GCM.seal(plaintext, key: key, nonce: nonce, associatedData: [1, 2, 3])
@@ -85,7 +85,7 @@ let benchmarks: @Sendable () -> Void = {
         }
     }, setup: {
         try SecretCrypto.initialize()
-        return SecureRandom.secretBytes(count: AES256GCM.keyByteCount)
+        return try SecureRandom.secretBytes(count: AES256GCM.keyByteCount)
     })
 
     for count in [100, 10_000] {
@@ -102,7 +102,7 @@ let benchmarks: @Sendable () -> Void = {
         (benchmark: Benchmark, state: (SecretStore, String)) async in
         let (store, collection) = state
         for i in benchmark.scaledIterations {
-            let secret = StoredSecret(value: SecretBytes(copying: Array("new-\(i)".utf8)), contentType: "text/plain")
+            let secret = StoredSecret(value: try! SecretBytes(copying: Array("new-\(i)".utf8)), contentType: "text/plain")
             blackHole(try? await store.createItem(in: collection, label: "new", attributes: ["new": "\(i)"],
                                                   secret: secret, replace: false))
         }
