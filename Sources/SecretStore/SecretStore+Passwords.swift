@@ -142,7 +142,7 @@ extension SecretStore {
         let current = try state(of: id)
         guard let file = current.file else { return true }
         guard current.isLocked else { return true }
-        guard let master = KeyWrapping.unwrap(file.keyWrap, kek: kek, collectionID: id) else { return false }
+        guard let master = try KeyWrapping.unwrap(file.keyWrap, kek: kek, collectionID: id) else { return false }
         do {
             let state = try verifiedState(of: id, path: file.path, master: master)
             state.isLocked = false
@@ -150,6 +150,9 @@ extension SecretStore {
             markUnlocked(id)
             if announcing { announceLockChange(of: state, changed: [.locked, .label, .attributes, .modified]) }
             return true
+        } catch let error as CryptoError where error == .secureMemoryExhausted {
+            // Not the file's fault: it stays in service, and unlocking works again once memory is free.
+            throw .failed("the collection could not be unlocked: \(error)")
         } catch {
             markUnavailable(id, reason: "\(error)")
             throw .noSuchObject("the collection's file failed verification and was taken out of service")
@@ -199,7 +202,7 @@ extension SecretStore {
                               parameters: Argon2idParameters) throws(SecretServiceError) -> Bool {
         let wasLocked = try state(of: id).isLocked
         // Check the old password against the wrap itself: an unlocked collection would not ask for it otherwise.
-        guard KeyWrapping.unwrap(try keyWrap(of: id), kek: oldKEK, collectionID: id) != nil,
+        guard try KeyWrapping.unwrap(try keyWrap(of: id), kek: oldKEK, collectionID: id) != nil,
               try finishUnlock(id, kek: oldKEK)
         else { return false }
         let state = try state(of: id)

@@ -2,6 +2,7 @@
 // The key hierarchy of a persistent collection: password-wrapped master key and the keys derived from it.
 
 import SecretCrypto
+import SecretServiceProtocol
 
 /// Keys of an unlocked collection, all in secure memory. Dropping the value releases (and zeroes) them.
 struct CollectionKeys: Sendable {
@@ -59,10 +60,19 @@ enum KeyWrapping {
     }
 
     /// The master key, or `nil` when `kek` is wrong (the password was wrong).
-    static func unwrap(_ wrap: KeyWrap, kek: SecretBytes, collectionID: String) -> SecretBytes? {
-        try? AES256GCM.open(wrap.wrappedKey, key: kek, nonce: wrap.nonce,
-                            associatedData: associatedData(collectionID: collectionID, parameters: wrap.parameters,
-                                                           salt: wrap.salt))
+    /// - Throws: `failed` when the key could not be unwrapped for another reason, such as no secure memory left:
+    ///   only a tag that does not match means a wrong password.
+    static func unwrap(_ wrap: KeyWrap, kek: SecretBytes, collectionID: String) throws(SecretServiceError)
+        -> SecretBytes? {
+        do {
+            return try AES256GCM.open(wrap.wrappedKey, key: kek, nonce: wrap.nonce,
+                                      associatedData: associatedData(collectionID: collectionID,
+                                                                     parameters: wrap.parameters, salt: wrap.salt))
+        } catch let error as CryptoError where error == .authenticationFailed {
+            return nil
+        } catch {
+            throw .failed("the password could not be checked: \(error)")
+        }
     }
 }
 
