@@ -11,7 +11,10 @@ import Glibc
 ///
 /// Small buffers (keys, passwords, ordinary secrets) come from libgcrypt's pool, which also holds libgcrypt's own
 /// keyed contexts. Large ones (a secret of megabytes) get pages of their own, locked with `mlock`: a few of them would
-/// otherwise use up the pool every key depends on.
+/// otherwise use up the pool every key depends on. The pool is the one scarce resource, so this type also owns its
+/// budget: long-lived keys that clients can multiply (a DH session's cipher context) are only created while
+/// ``sessionReserveIsFree()`` says a quarter of the pool is still free, which keeps room for unlocking, key
+/// derivation and the secrets being read or written.
 enum SecureMemory {
     /// One allocation: its address, the size reserved, and whether it is a locked mapping rather than pool memory.
     struct Region {
@@ -22,6 +25,9 @@ enum SecureMemory {
 
     /// Buffers at least this large get locked pages of their own.
     static var largeBufferThreshold: Int { SecretCrypto.secureMemoryByteCount / 16 }
+
+    /// The share of the pool that session keys may not take.
+    static var sessionReserve: Int { SecretCrypto.secureMemoryByteCount / 4 }
 
     // MARK: - Allocation
 
@@ -65,5 +71,20 @@ enum SecureMemory {
         } else {
             gcry_free(region.base)
         }
+    }
+
+    // MARK: - The pool's budget
+
+    /// Whether the pool still has a quarter of its size free in one piece, checked by reserving and releasing it.
+    ///
+    /// Only this is measured, never estimated: libgcrypt does not report its pool's use, and the size of a keyed
+    /// context depends on the library's version. A check, not a reservation: callers create their long-lived key
+    /// first and check afterwards, so two creations at once can both be refused but never both slip past.
+    ///
+    /// The corresponding C functions are `gcry_malloc_secure` and `gcry_free`.
+    static func sessionReserveIsFree() -> Bool {
+        guard let probe = gcry_malloc_secure(sessionReserve) else { return false }
+        gcry_free(probe)
+        return true
     }
 }

@@ -50,8 +50,12 @@ struct ServiceAdaptor {
                 let cipher = try DHSessionCipher(peerPublicKey: peerKey)
                 negotiated = .dh(cipher)
                 output = .bytes(cipher.publicKey)
-            } catch {
+            } catch let error as CryptoError where error == .secureMemoryExhausted {
+                throw .limitsExceeded("the secure memory for encrypted sessions is used up; close some sessions")
+            } catch let error as CryptoError where error == .invalidPublicKey {
                 throw .invalidArgs("the client's public key is not acceptable")
+            } catch {
+                throw .failed("the session could not be set up: \(error)")
             }
         default:
             throw .notSupported("the session algorithm '\(algorithm.prefix(64))' is not supported")
