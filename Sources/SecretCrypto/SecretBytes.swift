@@ -24,8 +24,8 @@ public final class SecretBytes: @unchecked Sendable, CustomStringConvertible, Cu
     /// The number of bytes.
     public let count: Int
 
-    /// Whether the buffer is in secure memory: libgcrypt's pool, or pages locked for it. Always `true`; tests
-    /// check it against the allocator.
+    /// Whether the buffer is in libgcrypt's pool or in pages of its own, the two places ``SecureMemory`` hands out;
+    /// tests check the allocator with it.
     ///
     /// The corresponding C function is `gcry_is_secure`.
     var isInSecureMemory: Bool { region.isMapping || gcry_is_secure(pointer) != 0 }
