@@ -57,6 +57,9 @@ static inline int cgcry_error_code(gcry_error_t err) { return (int)gcry_err_code
 /// The error source part of a `gcry_error_t`.
 static inline int cgcry_error_source(gcry_error_t err) { return (int)gcry_err_source(err); }
 
+/// `GPG_ERR_ENOMEM`: what gcry_cipher_open and gcry_mac_open return when the secure pool has no room left.
+static const int cgcry_err_enomem = GPG_ERR_ENOMEM;
+
 /// `GPG_ERR_CHECKSUM`: what gcry_cipher_checktag returns when the tag does not match.
 static const int cgcry_err_checksum = GPG_ERR_CHECKSUM;
 

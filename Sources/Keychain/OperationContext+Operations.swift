@@ -40,7 +40,7 @@ extension OperationContext {
         }
         let value = query.valueData ?? Data()
         let path = try await client.createItem(
-            in: collection, label: label, attributes: attributes, secret: SecretBytes(copying: value),
+            in: collection, label: label, attributes: attributes, secret: try SecretBytes(copying: value),
             contentType: itemClass == .certificate ? "application/pkix-cert"
                 : itemClass == .key ? "application/octet-stream" : Self.contentType(of: value),
             replace: false)

@@ -47,7 +47,7 @@ extension OperationContext {
                 try await client.setLabel(of: change.item.path, to: change.label)
             }
             if let value = update.valueData {
-                try await client.setSecret(of: change.item.path, to: SecretBytes(copying: value),
+                try await client.setSecret(of: change.item.path, to: try SecretBytes(copying: value),
                                            contentType: Self.contentType(of: value))
             }
         }

@@ -6,7 +6,7 @@ import SecretCrypto
 /// Encodes and decodes the archive payload (big-endian, length-prefixed; see `ARCHIVE.md`).
 enum ArchivePayload {
     /// Serializes into one secure buffer; the size is computed first so secrets are never staged elsewhere.
-    static func encode(_ keyring: ImportedKeyring) -> SecretBytes {
+    static func encode(_ keyring: ImportedKeyring) throws -> SecretBytes {
         func stringSize(_ string: String) -> Int { 4 + string.utf8.count }
         var size = 4 + stringSize(keyring.label ?? "")
         for item in keyring.items {
@@ -14,7 +14,7 @@ enum ArchivePayload {
             for (name, value) in item.attributes { size += stringSize(name) + stringSize(value) }
             size += 4 + (item.secret?.count ?? 0)
         }
-        let output = SecretBytes(count: size)
+        let output = try SecretBytes(count: size)
         output.withUnsafeMutableBytes { buffer in
             var offset = 0
             func putBytes(_ bytes: UnsafeRawBufferPointer) {
@@ -67,7 +67,7 @@ enum ArchivePayload {
                 let secret = try cursor.range(count: Int(try cursor.uint32("a secret")), "a secret")
                 items.append(ImportedItem(
                     label: itemLabel, attributes: attributes,
-                    secret: SecretBytes.copy(of: UnsafeRawBufferPointer(rebasing: raw[secret])),
+                    secret: try SecretBytes.copy(of: UnsafeRawBufferPointer(rebasing: raw[secret])),
                     contentType: contentType.isEmpty ? nil : contentType, created: created, modified: modified))
             }
             guard cursor.remaining == 0 else { throw KeyringFileError.malformed("bytes follow the last item") }

@@ -35,7 +35,7 @@ public enum CofferArchive {
         header += salt + nonce
         let key = try Argon2id.deriveKey(password: passphrase, salt: salt, parameters: parameters,
                                          outputByteCount: AES256GCM.keyByteCount)
-        let payload = ArchivePayload.encode(keyring)
+        let payload = try ArchivePayload.encode(keyring)
         return header + (try AES256GCM.seal(payload, key: key, nonce: nonce, associatedData: header))
     }
 

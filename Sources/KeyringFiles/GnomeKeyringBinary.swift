@@ -129,7 +129,7 @@ public enum GnomeKeyringBinaryFormat {
         if attributes[GnomeKeyringItemType.schemaAttribute] == nil, let schema = GnomeKeyringItemType.schema(for: type) {
             attributes[GnomeKeyringItemType.schemaAttribute] = schema
         }
-        let secret = SecretBytes.copy(of: UnsafeRawBufferPointer(rebasing: cursor.bytes[secretRange ?? 0..<0]))
+        let secret = try SecretBytes.copy(of: UnsafeRawBufferPointer(rebasing: cursor.bytes[secretRange ?? 0..<0]))
         return ImportedItem(label: label, attributes: attributes, secret: secret, created: created, modified: modified)
     }
 

@@ -80,7 +80,7 @@ public enum GnomeKeyringTextualFormat {
     private static func secret(_ id: String, in file: KeyFile) throws -> SecretBytes? {
         if let text = file.raw(id, "secret") {
             var copy = text
-            return copy.withUTF8 { SecretBytes.copy(of: UnsafeRawBufferPointer($0)) }
+            return try copy.withUTF8 { try SecretBytes.copy(of: UnsafeRawBufferPointer($0)) }
         }
         guard let hex = try file.string(id, "binary-secret") else { return nil }
         return try decodeHex(hex)
@@ -89,7 +89,7 @@ public enum GnomeKeyringTextualFormat {
     private static func decodeHex(_ hex: String) throws -> SecretBytes {
         let digits = Array(hex.utf8)
         guard digits.count % 2 == 0 else { throw KeyringFileError.malformed("a binary secret has an odd hex length") }
-        let secret = SecretBytes(count: digits.count / 2)
+        let secret = try SecretBytes(count: digits.count / 2)
         try secret.withUnsafeMutableBytes { output in
             for index in 0..<output.count {
                 guard let high = nibble(digits[2 * index]), let low = nibble(digits[2 * index + 1]) else {

@@ -109,7 +109,7 @@ public enum LibsecretFileFormat {
             }
             // oo7 records the content type as an attribute; libsecret records none.
             return ImportedItem(label: label, attributes: attributes,
-                                secret: SecretBytes.copy(of: UnsafeRawBufferPointer(rebasing: raw[secret])),
+                                secret: try SecretBytes.copy(of: UnsafeRawBufferPointer(rebasing: raw[secret])),
                                 contentType: attributes[contentTypeAttribute], created: created, modified: modified)
         }
     }

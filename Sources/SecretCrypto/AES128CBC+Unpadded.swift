@@ -17,7 +17,7 @@ extension AES128CBC {
         -> SecretBytes {
         guard !ciphertext.isEmpty, ciphertext.count % blockSize == 0 else { throw CryptoError.invalidCiphertext }
         let cipher = try unpaddedCipher(key: key, iv: iv)
-        let plaintext = SecretBytes(count: ciphertext.count)
+        let plaintext = try SecretBytes(count: ciphertext.count)
         try plaintext.withUnsafeMutableBytes { try cipher.decrypt(into: $0, from: ciphertext) }
         return plaintext
     }

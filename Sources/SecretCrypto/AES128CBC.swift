@@ -34,7 +34,7 @@ public enum AES128CBC {
     /// Encrypts with a keyed context that is already at the start of a message.
     fileprivate static func encrypt(_ plaintext: SecretBytes, with cipher: borrowing CipherHandle) throws -> [UInt8] {
         let padLength = blockSize - plaintext.count % blockSize
-        let padded = SecretBytes(count: plaintext.count + padLength)
+        let padded = try SecretBytes(count: plaintext.count + padLength)
         padded.withUnsafeMutableBytes { target in
             plaintext.withUnsafeBytes { source in
                 if let base = source.baseAddress, source.count > 0 {
@@ -79,7 +79,7 @@ public enum AES128CBC {
     /// Decrypts with a keyed context that is already at the start of a message.
     fileprivate static func decrypt(_ ciphertext: [UInt8], with cipher: borrowing CipherHandle) throws -> SecretBytes {
         guard !ciphertext.isEmpty, ciphertext.count % blockSize == 0 else { throw CryptoError.invalidCiphertext }
-        let padded = SecretBytes(count: ciphertext.count)
+        let padded = try SecretBytes(count: ciphertext.count)
         try ciphertext.withUnsafeBytes { input in
             try padded.withUnsafeMutableBytes { output in
                 try cipher.decrypt(into: output, from: input)
@@ -88,8 +88,8 @@ public enum AES128CBC {
         let plaintextLength = try padded.withUnsafeBytes { bytes in
             try unpaddedLength(bytes)
         }
-        return padded.withUnsafeBytes { bytes in
-            SecretBytes(copying: UnsafeRawBufferPointer(rebasing: bytes[0..<plaintextLength]))
+        return try padded.withUnsafeBytes { bytes in
+            try SecretBytes(copying: UnsafeRawBufferPointer(rebasing: bytes[0..<plaintextLength]))
         }
     }
 

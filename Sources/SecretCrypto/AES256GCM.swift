@@ -96,7 +96,7 @@ public enum AES256GCM {
             return try cipher.withLock { cipher throws -> SecretBytes in
                 try AES256GCM.start(cipher, nonce: nonce, associatedData: associatedData)
                 let ciphertextCount = sealed.count - tagByteCount
-                let plaintext = SecretBytes(count: ciphertextCount)
+                let plaintext = try SecretBytes(count: ciphertextCount)
                 try sealed.withUnsafeBytes { input in
                     if ciphertextCount > 0 {
                         try cipher.finalize()

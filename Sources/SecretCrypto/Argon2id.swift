@@ -51,7 +51,7 @@ public enum Argon2id {
             CUnsignedLong(outputByteCount), CUnsignedLong(parameters.iterations), CUnsignedLong(parameters.memoryKiB),
             CUnsignedLong(parameters.parallelism),
         ]
-        let output = SecretBytes(count: outputByteCount)
+        let output = try SecretBytes(count: outputByteCount)
         try password.withUnsafeBytes { passwordBytes in
             try salt.withUnsafeBytes { saltBytes in
                 try secret.withUnsafeBytes { secretBytes in

@@ -17,7 +17,7 @@ struct CipherHandle: ~Copyable {
     init(algorithm: Int32, mode: Int32) throws {
         try SecretCrypto.ensureInitialized()
         var opened: gcry_cipher_hd_t?
-        try LibgcryptError.check(gcry_cipher_open(&opened, algorithm, mode, cgcry_cipher_secure), "gcry_cipher_open")
+        try LibgcryptError.checkSecureOpen(gcry_cipher_open(&opened, algorithm, mode, cgcry_cipher_secure), "gcry_cipher_open")
         guard let opened else { throw CryptoError.library(code: -1, source: "gcry_cipher_open") }
         handle = opened
     }

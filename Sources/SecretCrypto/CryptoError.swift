@@ -19,6 +19,7 @@ public struct CryptoError: Error, CustomStringConvertible, Equatable, Sendable {
         case invalidNonce
         case invalidParameter(String)
         case authenticationFailed
+        case secureMemoryExhausted(String)
         case library(code: Int32, source: StaticString)
 
         static func == (lhs: Code, rhs: Code) -> Bool {
@@ -26,7 +27,8 @@ public struct CryptoError: Error, CustomStringConvertible, Equatable, Sendable {
             case (.initialization, .initialization), (.invalidPublicKey, .invalidPublicKey),
                 (.invalidCiphertext, .invalidCiphertext), (.invalidPadding, .invalidPadding),
                 (.invalidIV, .invalidIV), (.invalidKey, .invalidKey), (.invalidNonce, .invalidNonce),
-                (.invalidParameter, .invalidParameter), (.authenticationFailed, .authenticationFailed):
+                (.invalidParameter, .invalidParameter), (.authenticationFailed, .authenticationFailed),
+                (.secureMemoryExhausted, .secureMemoryExhausted):
                 return true
             case let (.library(lc, ls), .library(rc, rs)):
                 return lc == rc && ls.description == rs.description
@@ -62,6 +64,9 @@ public struct CryptoError: Error, CustomStringConvertible, Equatable, Sendable {
     public static let invalidParameter = CryptoError(.invalidParameter(""))
     /// An authentication tag did not match: the data was tampered with or the key is wrong.
     public static let authenticationFailed = CryptoError(.authenticationFailed)
+    /// No secure memory was left for a secret or a key: the pool is used up, or a large secret's pages could not be
+    /// locked into RAM. Nothing was placed in ordinary memory instead.
+    public static let secureMemoryExhausted = CryptoError(.secureMemoryExhausted(""))
 
     /// A libgcrypt call failed with a gpg-error code.
     /// - Parameters:
@@ -102,6 +107,8 @@ public struct CryptoError: Error, CustomStringConvertible, Equatable, Sendable {
                 ? "A cryptographic parameter is out of range." : "A cryptographic parameter is out of range: \(detail)."
         case .authenticationFailed:
             return "The authentication tag does not match; the data was modified or the key is wrong."
+        case .secureMemoryExhausted(let detail):
+            return detail.isEmpty ? "Secure memory is used up." : "Secure memory is used up: \(detail)."
         case .library(let code, let source):
             return "libgcrypt call \(source) failed with error \(code) (\(LibgcryptError.message(code)))."
         }

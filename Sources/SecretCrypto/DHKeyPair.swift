@@ -23,9 +23,9 @@ public struct DHKeyPair: Sendable {
     ///
     /// The corresponding C functions are `gcry_randomize`, `gcry_mpi_scan` and `gcry_mpi_powm`.
     public init() throws {
-        var exponent = SecureRandom.secretBytes(count: OakleyGroup2.byteCount)
+        var exponent = try SecureRandom.secretBytes(count: OakleyGroup2.byteCount)
         while try Self.isTrivialExponent(exponent) {  // 0 or 1: probability 2^-1023, but cheap to exclude.
-            exponent = SecureRandom.secretBytes(count: OakleyGroup2.byteCount)
+            exponent = try SecureRandom.secretBytes(count: OakleyGroup2.byteCount)
         }
         try self.init(exponent: exponent)
     }
@@ -35,7 +35,7 @@ public struct DHKeyPair: Sendable {
     /// - Throws: ``CryptoError/invalidParameter`` if the exponent is empty or longer than 128 bytes.
     init(privateExponent: [UInt8]) throws {
         guard (1...OakleyGroup2.byteCount).contains(privateExponent.count) else { throw CryptoError.invalidParameter }
-        try self.init(exponent: SecretBytes(copying: privateExponent))
+        try self.init(exponent: try SecretBytes(copying: privateExponent))
     }
 
     private init(exponent: SecretBytes) throws {
@@ -70,7 +70,7 @@ public struct DHKeyPair: Sendable {
         }
         let x = try MPI(unsignedBigEndian: privateExponent)
         let z = peer.power(x, modulus: prime, secure: true)
-        let padded = SecretBytes(count: OakleyGroup2.byteCount)
+        let padded = try SecretBytes(count: OakleyGroup2.byteCount)
         try padded.withUnsafeMutableBytes { try z.writeUnsignedBigEndian(rightAlignedInto: $0) }
         return padded
     }

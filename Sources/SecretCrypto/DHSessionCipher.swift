@@ -26,11 +26,17 @@ public struct DHSessionCipher: Sendable {
     /// - Parameters:
     ///   - keyPair: Our key pair.
     ///   - peerPublicKey: The other side's public key.
-    /// - Throws: ``CryptoError/invalidPublicKey`` for an unacceptable peer key, or a libgcrypt error.
+    /// - Throws: ``CryptoError/invalidPublicKey`` for an unacceptable peer key; ``CryptoError/secureMemoryExhausted``
+    ///   when the secure-memory pool is down to the reserve it keeps for other work; or a libgcrypt error.
     public init(keyPair: DHKeyPair, peerPublicKey: [UInt8]) throws {
         let sharedSecret = try keyPair.sharedSecret(peerPublicKey: peerPublicKey)
         key = try AES128CBC.Key(HKDF.sha256(
             inputKeyMaterial: sharedSecret, salt: [], info: [], outputByteCount: AES128CBC.keyByteCount))
+        // The keyed context stays in the pool as long as the session, and clients can open thousands of sessions:
+        // one is kept only while the pool keeps its reserve for unlocking and the secrets in flight.
+        guard SecureMemory.sessionReserveIsFree() else {
+            throw CryptoError(.secureMemoryExhausted("the pool is down to the reserve that sessions may not take"))
+        }
         publicKey = keyPair.publicKey
     }
 

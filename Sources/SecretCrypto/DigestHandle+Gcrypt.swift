@@ -20,7 +20,7 @@ struct DigestHandle: ~Copyable {
     init(algorithm: Int32, length: Int) throws {
         try SecretCrypto.ensureInitialized()
         var opened: gcry_md_hd_t?
-        try LibgcryptError.check(cgcry_md_open_secure(&opened, algorithm), "gcry_md_open")
+        try LibgcryptError.checkSecureOpen(cgcry_md_open_secure(&opened, algorithm), "gcry_md_open")
         guard let opened else { throw CryptoError.library(code: -1, source: "gcry_md_open") }
         handle = opened
         self.length = length

@@ -33,7 +33,7 @@ public enum HKDF {
         let saltKey = salt.isEmpty ? [UInt8](repeating: 0, count: hashLength) : salt
         let mac = try MACHandle(hmacSHA256Key: saltKey)
         try inputKeyMaterial.withUnsafeBytes { try mac.write($0) }
-        let pseudorandomKey = SecretBytes(count: hashLength)
+        let pseudorandomKey = try SecretBytes(count: hashLength)
         try pseudorandomKey.withUnsafeMutableBytes { try mac.read(into: $0) }
         return pseudorandomKey
     }
@@ -42,8 +42,8 @@ public enum HKDF {
     private static func expand(
         pseudorandomKey: SecretBytes, info: [UInt8], outputByteCount: Int
     ) throws -> SecretBytes {
-        let output = SecretBytes(count: outputByteCount)
-        let block = SecretBytes(count: hashLength)
+        let output = try SecretBytes(count: outputByteCount)
+        let block = try SecretBytes(count: hashLength)
         var produced = 0
         var counter: UInt8 = 1
         while produced < outputByteCount {

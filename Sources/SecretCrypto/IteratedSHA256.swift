@@ -27,7 +27,7 @@ public enum IteratedSHA256 {
             throw CryptoError(.invalidParameter("an iterated SHA-256 count must be in 1...\(maximumIterations)"))
         }
         let handle = try DigestHandle(algorithm: cgcry_md_sha256, length: MessageDigest.sha256ByteCount)
-        let digest = SecretBytes(count: MessageDigest.sha256ByteCount)
+        let digest = try SecretBytes(count: MessageDigest.sha256ByteCount)
         try digest.withUnsafeMutableBytes { state in
             password.withUnsafeBytes { handle.write($0) }
             salt.withUnsafeBytes { handle.write($0) }

@@ -17,6 +17,19 @@ enum LibgcryptError {
         }
     }
 
+    /// Like ``check(_:_:)`` for a function that allocates a context in the secure pool: running out of memory
+    /// there is ``CryptoError/secureMemoryExhausted``, so callers can tell it from a failure of the work itself.
+    /// - Parameters:
+    ///   - error: The value a libgcrypt function returned.
+    ///   - source: The name of that function, for the error description.
+    /// - Throws: ``CryptoError``.
+    static func checkSecureOpen(_ error: gcry_error_t, _ source: StaticString) throws {
+        if cgcry_error_code(error) == cgcry_err_enomem {
+            throw CryptoError(.secureMemoryExhausted("the secure memory pool has no room for a context (\(source))"))
+        }
+        try check(error, source)
+    }
+
     /// The libgcrypt text for an error code.
     ///
     /// The corresponding C function is `gcry_strerror`.

@@ -34,7 +34,7 @@ struct MACHandle: ~Copyable {
         try SecretCrypto.ensureInitialized()
         var opened: gcry_mac_hd_t?
         let openError = gcry_mac_open(&opened, cgcry_mac_hmac_sha256, cgcry_mac_flag_secure, nil)
-        try LibgcryptError.check(openError, "gcry_mac_open")
+        try LibgcryptError.checkSecureOpen(openError, "gcry_mac_open")
         guard let opened else { throw CryptoError.library(code: -1, source: "gcry_mac_open") }
         let error: gcry_error_t
         if key.count == 0 {

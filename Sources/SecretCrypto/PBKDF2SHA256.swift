@@ -29,7 +29,7 @@ public enum PBKDF2SHA256 {
             throw CryptoError(.invalidParameter("a PBKDF2 output must be 1...1024 bytes"))
         }
         try SecretCrypto.ensureInitialized()
-        let output = SecretBytes(count: outputByteCount)
+        let output = try SecretBytes(count: outputByteCount)
         try password.withUnsafeBytes { passwordBytes in
             try salt.withUnsafeBytes { saltBytes in
                 try output.withUnsafeMutableBytes { key in

@@ -5,10 +5,11 @@ internal import CGcrypt
 
 /// A buffer for secret bytes (keys, passwords, decrypted secrets).
 ///
-/// The bytes live in libgcrypt's secure-memory pool (`gcry_malloc_secure`), which libgcrypt tries to lock into RAM.
-/// When the pool is exhausted (it is sized by ``SecretCrypto/initialize(secureMemoryBytes:)``, 1 MiB by default)
-/// the buffer falls back to ordinary heap memory; either way it is zeroed when the object is released.
-/// The contents are never printed: ``description`` and ``debugDescription`` are `"<redacted>"`.
+/// The bytes live in secure memory: libgcrypt's pool (sized by ``SecretCrypto/initialize(secureMemoryBytes:)``) for
+/// small buffers, locked pages of their own for large ones. Creating a buffer when no secure memory is left throws
+/// ``CryptoError/secureMemoryExhausted``; the bytes never go to ordinary, swappable memory instead. They are zeroed
+/// when the object is released. The contents are never printed: ``description`` and ``debugDescription`` are
+/// `"<redacted>"`.
 ///
 /// The type is a reference type so that the bytes are never silently copied. Share a `SecretBytes` across tasks
 /// only for reading; mutate it through ``withUnsafeMutableBytes(_:)`` before handing it on.
@@ -17,43 +18,38 @@ public final class SecretBytes: @unchecked Sendable, CustomStringConvertible, Cu
 
     // MARK: - Storage
 
-    private let pointer: UnsafeMutableRawPointer
-    private let allocatedCount: Int
+    private let region: SecureMemory.Region
+    private var pointer: UnsafeMutableRawPointer { region.base }
 
     /// The number of bytes.
     public let count: Int
 
-    /// Whether the buffer was placed in libgcrypt's secure-memory pool (rather than the heap fallback).
+    /// Whether the buffer is in libgcrypt's pool or in pages of its own, the two places ``SecureMemory`` hands out;
+    /// tests check the allocator with it.
     ///
     /// The corresponding C function is `gcry_is_secure`.
-    var isInSecureMemory: Bool { gcry_is_secure(pointer) != 0 }
+    var isInSecureMemory: Bool { region.isMapping || gcry_is_secure(pointer) != 0 }
 
     // MARK: - Initialisers
 
     /// Creates a zero-filled buffer.
     /// - Parameter count: The number of bytes; must not be negative.
+    /// - Throws: ``CryptoError/secureMemoryExhausted`` when no secure memory is left for it.
     ///
     /// The corresponding C function is `gcry_malloc_secure`.
-    public init(count: Int) {
+    public init(count: Int) throws(CryptoError) {
         precondition(count >= 0, "SecretBytes count must not be negative")
         SecretCrypto.ensureInitializedOrTrap()
-        let size = max(count, 1)
-        if let secure = gcry_malloc_secure(size) {
-            pointer = secure
-        } else if let heap = gcry_malloc(size) {
-            pointer = heap  // Secure pool exhausted: still wiped on release, but may be swapped out.
-        } else {
-            fatalError("SecretBytes: out of memory allocating \(size) bytes")
-        }
-        allocatedCount = size
+        region = try SecureMemory.allocate(max(count, 1))
         self.count = count
-        pointer.initializeMemory(as: UInt8.self, repeating: 0, count: size)
+        region.base.initializeMemory(as: UInt8.self, repeating: 0, count: region.size)
     }
 
     /// Creates a buffer holding a copy of `bytes`.
     /// - Parameter bytes: The bytes to copy. The caller remains responsible for wiping its own copy.
-    public convenience init<C: Collection>(copying bytes: C) where C.Element == UInt8 {
-        self.init(count: bytes.count)
+    /// - Throws: ``CryptoError/secureMemoryExhausted`` when no secure memory is left for it.
+    public convenience init<C: Collection>(copying bytes: C) throws(CryptoError) where C.Element == UInt8 {
+        try self.init(count: bytes.count)
         let copied: Void? = bytes.withContiguousStorageIfAvailable { source in
             if let base = source.baseAddress, source.count > 0 {
                 pointer.copyMemory(from: base, byteCount: source.count)
@@ -68,16 +64,15 @@ public final class SecretBytes: @unchecked Sendable, CustomStringConvertible, Cu
     }
 
     /// Creates a buffer holding a copy of raw memory (internal: avoids an intermediate array).
-    convenience init(copying buffer: UnsafeRawBufferPointer) {
-        self.init(count: buffer.count)
+    convenience init(copying buffer: UnsafeRawBufferPointer) throws(CryptoError) {
+        try self.init(count: buffer.count)
         if let base = buffer.baseAddress, buffer.count > 0 {
             pointer.copyMemory(from: base, byteCount: buffer.count)
         }
     }
 
     deinit {
-        cgcry_wipe(pointer, allocatedCount)
-        gcry_free(pointer)
+        SecureMemory.release(region)
     }
 
     // MARK: - Access
@@ -89,7 +84,7 @@ public final class SecretBytes: @unchecked Sendable, CustomStringConvertible, Cu
     /// - Parameter body: A closure receiving the bytes.
     /// - Returns: What `body` returns.
     /// - Throws: What `body` throws.
-    public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+    public func withUnsafeBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
         try body(UnsafeRawBufferPointer(start: pointer, count: count))
     }
 
@@ -97,7 +92,8 @@ public final class SecretBytes: @unchecked Sendable, CustomStringConvertible, Cu
     /// - Parameter body: A closure receiving the bytes.
     /// - Returns: What `body` returns.
     /// - Throws: What `body` throws.
-    public func withUnsafeMutableBytes<R>(_ body: (UnsafeMutableRawBufferPointer) throws -> R) rethrows -> R {
+    public func withUnsafeMutableBytes<R, E: Error>(_ body: (UnsafeMutableRawBufferPointer) throws(E) -> R)
+        throws(E) -> R {
         try body(UnsafeMutableRawBufferPointer(start: pointer, count: count))
     }
 
@@ -126,7 +122,7 @@ public final class SecretBytes: @unchecked Sendable, CustomStringConvertible, Cu
     ///
     /// The corresponding C function is `explicit_bzero`.
     public func wipe() {
-        cgcry_wipe(pointer, allocatedCount)
+        cgcry_wipe(pointer, region.size)
     }
 
     /// Zeroes the bytes in `range` now (bytes a reader has consumed while the rest stays in use).

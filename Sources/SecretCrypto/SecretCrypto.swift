@@ -15,7 +15,11 @@ public enum SecretCrypto {
     private struct State: Sendable {
         var result: Result<Void, CryptoError>?
         var secureMemoryLocked = false
+        var secureMemoryBytes = SecretCrypto.defaultSecureMemoryBytes
     }
+
+    /// The pool size when ``initialize(secureMemoryBytes:)`` is not given one.
+    public static let defaultSecureMemoryBytes = 1 << 20
 
     private static let state = Mutex(State())
 
@@ -33,7 +37,7 @@ public enum SecretCrypto {
     /// - Parameter secureMemoryBytes: Size of the secure-memory pool (libgcrypt enforces at least 16 KiB).
     /// - Throws: ``CryptoError/initialization`` if the libgcrypt version check fails, or if this is the first call
     ///   and the size is not in `1...UInt32.max` (that failure is not remembered).
-    public static func initialize(secureMemoryBytes: Int = 1 << 20) throws {
+    public static func initialize(secureMemoryBytes: Int = defaultSecureMemoryBytes) throws {
         try state.withLock { state throws in
             if let result = state.result {
                 return try result.get()
@@ -54,6 +58,11 @@ public enum SecretCrypto {
     /// libgcrypt first. A daemon should log a warning when this is `false`.
     public static var isSecureMemoryLocked: Bool {
         state.withLock { $0.secureMemoryLocked }
+    }
+
+    /// The size of the secure-memory pool (the default when another component initialised libgcrypt first).
+    static var secureMemoryByteCount: Int {
+        state.withLock { $0.secureMemoryBytes }
     }
 
     /// The version of the libgcrypt library loaded at run time.
@@ -107,6 +116,7 @@ public enum SecretCrypto {
         _ = cgcry_resume_secmem_warnings()
         // A non-zero result here only means "created but not mlock-ed"; the pool still works and is wiped on free.
         state.secureMemoryLocked = cgcry_error_code(secmem) == 0
+        state.secureMemoryBytes = secureMemoryBytes
         let finished = cgcry_initialization_finished()
         if cgcry_error_code(finished) != 0 {
             return .failure(CryptoError.library(code: cgcry_error_code(finished), source: "gcry_control"))

@@ -21,11 +21,12 @@ public enum SecureRandom {
 
     /// Returns `count` random bytes of key quality in secure memory (private keys, symmetric keys).
     /// - Parameter count: The number of bytes; must not be negative.
+    /// - Throws: ``CryptoError/secureMemoryExhausted`` when no secure memory is left for them.
     /// - Returns: The random bytes.
     ///
     /// The corresponding C function is `gcry_randomize` (with `GCRY_STRONG_RANDOM`).
-    public static func secretBytes(count: Int) -> SecretBytes {
-        let result = SecretBytes(count: count)
+    public static func secretBytes(count: Int) throws(CryptoError) -> SecretBytes {
+        let result = try SecretBytes(count: count)
         if count > 0 {
             result.withUnsafeMutableBytes { cgcry_randomize_strong($0.baseAddress, $0.count) }
         }

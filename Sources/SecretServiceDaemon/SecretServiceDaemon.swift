@@ -254,4 +254,13 @@ struct ConnectionSender: MessageSender {
             logger.warning("could not send a message", metadata: ["error": "\(error)"])
         }
     }
+
+    func isOnBus(_ name: BusName) async -> Bool {
+        do {
+            return try await connection.nameOwner(of: name) != nil
+        } catch {
+            logger.warning("could not ask the bus whether a client is connected", metadata: ["error": "\(error)"])
+            return true
+        }
+    }
 }

@@ -124,7 +124,7 @@ extension SecretStore {
                 + "(\(wrap.parameters.iterations) passes, \(wrap.parameters.memoryKiB) KiB, "
                 + "\(wrap.parameters.parallelism) lanes)")
         }
-        let file = CollectionFile(path: path, header: parsed.header, indexKey: SecretBytes(copying: parsed.header.indexKey),
+        let file = CollectionFile(path: path, header: parsed.header, indexKey: try SecretBytes(copying: parsed.header.indexKey),
                                   keyWrap: wrap, writer: nil, recordCount: parsed.frames.count)
         let state = CollectionState(id: expectedID, label: label, created: parsed.header.created, modified: modified,
                                     vault: nil, file: file)

@@ -37,7 +37,7 @@ extension SecretStore {
         do {
             return StoredSecret(value: try vault.openSecret(stored.secret, item: item), contentType: meta.contentType)
         } catch {
-            throw .failed("the stored secret could not be decrypted")
+            throw .failed("the stored secret could not be decrypted: \(error)")
         }
     }
 
@@ -175,7 +175,7 @@ extension SecretStore {
                 updated.tags = AttributeTags.tags(for: meta.attributes, indexKey: file.indexKey)
             }
         } catch {
-            throw .failed("the item could not be encrypted")
+            throw .failed("the item could not be encrypted: \(error)")
         }
         var pending: PendingWrite?
         if let sealedMeta = updated.sealedMeta {

@@ -18,6 +18,6 @@ extension SecretStore {
     public nonisolated func checkPassword(of id: String, _ password: SecretBytes) async throws(SecretServiceError)
         -> Bool {
         let (wrap, kek) = try await currentKeyEncryptionKey(of: id, password: password)
-        return KeyWrapping.unwrap(wrap, kek: kek, collectionID: id) != nil
+        return try KeyWrapping.unwrap(wrap, kek: kek, collectionID: id) != nil
     }
 }

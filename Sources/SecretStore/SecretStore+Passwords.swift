@@ -70,7 +70,7 @@ extension SecretStore {
                 throw StorageError(message: "\(error)")
             }
             try ledger?.recordNow(id, UInt64(records.count))
-            let file = CollectionFile(path: path, header: header, indexKey: SecretBytes(copying: header.indexKey),
+            let file = CollectionFile(path: path, header: header, indexKey: try SecretBytes(copying: header.indexKey),
                                       keyWrap: wrap,
                                       writer: JournalWriter(path: path, lastMAC: mac,
                                                                 nextSequence: UInt64(records.count) + 1,
@@ -143,7 +143,7 @@ extension SecretStore {
         guard let file = current.file else { return true }
         guard current.isLocked else { return true }
         guard !closed else { throw .failed("the store no longer uses its data directory") }
-        guard let master = KeyWrapping.unwrap(file.keyWrap, kek: kek, collectionID: id) else { return false }
+        guard let master = try KeyWrapping.unwrap(file.keyWrap, kek: kek, collectionID: id) else { return false }
         do {
             let state = try verifiedState(of: id, path: file.path, master: master)
             state.isLocked = false
@@ -151,6 +151,9 @@ extension SecretStore {
             markUnlocked(id)
             if announcing { announceLockChange(of: state, changed: [.locked, .label, .attributes, .modified]) }
             return true
+        } catch let error as CryptoError where error == .secureMemoryExhausted {
+            // Not the file's fault: it stays in service, and unlocking works again once memory is free.
+            throw .failed("the collection could not be unlocked: \(error)")
         } catch {
             markUnavailable(id, reason: "\(error)")
             throw .noSuchObject("the collection's file failed verification and was taken out of service")

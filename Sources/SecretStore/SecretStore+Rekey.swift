@@ -22,7 +22,7 @@ extension SecretStore {
                               parameters: Argon2idParameters) throws(SecretServiceError) -> Bool {
         let wasLocked = try state(of: id).isLocked
         // Check the old password against the wrap itself: an unlocked collection would not ask for it otherwise.
-        guard KeyWrapping.unwrap(try keyWrap(of: id), kek: oldKEK, collectionID: id) != nil,
+        guard try KeyWrapping.unwrap(try keyWrap(of: id), kek: oldKEK, collectionID: id) != nil,
               try finishUnlock(id, kek: oldKEK)
         else { return false }
         try rekey(try state(of: id), kek: newKEK, salt: salt, parameters: parameters)
@@ -43,6 +43,7 @@ extension SecretStore {
         let keys: CollectionKeys
         let vault: SecretVault
         let header: FileHeader
+        let indexKey: SecretBytes
         var items: [StoredItem] = []
         let encoded: (bytes: [UInt8], mac: [UInt8])
         let wrap: KeyWrap
@@ -55,7 +56,7 @@ extension SecretStore {
                                         salt: salt)
             header = FileHeader(id: id, created: file.header.created,
                                 indexKey: SecureRandom.bytes(count: FileHeader.indexKeySize))
-            let indexKey = SecretBytes(copying: header.indexKey)
+            indexKey = try SecretBytes(copying: header.indexKey)
             records = [.keyWrap(wrap), .collection(label: state.label, modified: state.modified)]
             for old in state.items.values.sorted(by: { $0.sequence < $1.sequence }) {
                 guard let meta = old.meta else { throw StorageError(message: "item metadata is not loaded") }
@@ -92,7 +93,7 @@ extension SecretStore {
         for item in items { state.insert(item) }
         state.vault = vault
         state.keys = keys
-        state.file = CollectionFile(path: file.path, header: header, indexKey: SecretBytes(copying: header.indexKey),
+        state.file = CollectionFile(path: file.path, header: header, indexKey: indexKey,
                                     keyWrap: wrap,
                                     writer: JournalWriter(path: file.path, lastMAC: encoded.mac,
                                                           nextSequence: lastSequence + 1, length: encoded.bytes.count),

@@ -115,7 +115,14 @@ struct Cofferd: AsyncParsableCommand {
         if !memoryOnly && directory == nil {
             Self.fail("no data directory: set HOME or XDG_DATA_HOME, or pass --data-dir", status: ExitStatus.failure)
         }
-        let loginPassword = unlock ? LoginPassword.readFromStandardInput() : nil
+        var loginPassword: SecretBytes?
+        if unlock {
+            do {
+                loginPassword = try LoginPassword.readFromStandardInput()
+            } catch {
+                Self.fail("cannot read the login password: \(error)", status: ExitStatus.failure)
+            }
+        }
         let daemon = SecretServiceDaemon(
             configuration: DaemonConfiguration(
                 busAddress: address, replace: replace, allowReplacement: allowReplacement || settings.allowReplacement,

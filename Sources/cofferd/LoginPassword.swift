@@ -11,7 +11,8 @@ enum LoginPassword {
 
     /// Reads standard input to its end (a terminal gets a prompt and no echo) and drops one trailing newline, so
     /// `echo password | cofferd --unlock` and typing the password both work. The bytes never leave secure memory.
-    static func readFromStandardInput() -> SecretBytes {
+    /// - Throws: ``CryptoError/secureMemoryExhausted`` when there is no secure memory for it.
+    static func readFromStandardInput() throws(CryptoError) -> SecretBytes {
         let terminal = isatty(STDIN_FILENO) == 1
         var saved = termios()
         if terminal {
@@ -28,7 +29,7 @@ enum LoginPassword {
                 _ = write(STDERR_FILENO, "\n", 1)
             }
         }
-        let buffer = SecretBytes(count: maximumBytes)
+        let buffer = try SecretBytes(count: maximumBytes)
         var length = 0
         buffer.withUnsafeMutableBytes { raw in
             while length < raw.count {
@@ -41,7 +42,7 @@ enum LoginPassword {
             }
             if length > 0, raw[length - 1] == UInt8(ascii: "\n") { length -= 1 }
         }
-        let password = SecretBytes(count: length)
+        let password = try SecretBytes(count: length)
         password.withUnsafeMutableBytes { out in
             buffer.withUnsafeBytes { out.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[0..<length])) }
         }

@@ -87,10 +87,10 @@ struct BinaryKeyringWriter {
             block = Array(block[..<16]) + body
         }
         while block.count % 16 != 0 || block.count == 16 { block.append(0) }
-        let plaintext = SecretBytes(copying: block)
+        let plaintext = try SecretBytes(copying: block)
         let check = try MessageDigest.md5(of: plaintext, range: 16..<block.count)
         plaintext.withUnsafeMutableBytes { for index in 0..<16 { $0[index] = check[index] } }
-        let digest = try IteratedSHA256.derive(password: SecretBytes(copying: Array(password.utf8)), salt: salt,
+        let digest = try IteratedSHA256.derive(password: try SecretBytes(copying: Array(password.utf8)), salt: salt,
                                                iterations: Int(iterations))
         let encrypted = try AES128CBC.encryptBlocks(plaintext, key: digest.copying(0..<16), iv: digest.copying(16..<32))
         Self.put32(UInt32(encrypted.count), into: &file)

@@ -11,7 +11,7 @@ struct CofferArchiveTests {
 
     static var keyring: ImportedKeyring {
         ImportedKeyring(format: .gnomeKeyringBinary, label: "Work", items: KeyringSamples.items.map {
-            ImportedItem(label: $0.label, attributes: $0.attributes, secret: SecretBytes(copying: $0.secret),
+            ImportedItem(label: $0.label, attributes: $0.attributes, secret: try! SecretBytes(copying: $0.secret),
                          contentType: "application/octet-stream", created: 1_700_000_000, modified: 1_700_000_001)
         })
     }

@@ -139,7 +139,7 @@ struct GnomeKeyringBinaryHandBuiltTests {
             .init(type: 0x1_0002, label: "note with flags in the type", secret: [0, 0xFF]),
         ]
         let file = try writer.write(password: "")
-        let keyring = try KeyringFile.parse(file, password: SecretBytes(count: 0))
+        let keyring = try KeyringFile.parse(file, password: try SecretBytes(count: 0))
         #expect(keyring.label == nil && keyring.created == 1_600_000_000 && keyring.modified == 1_600_000_100)
         #expect(keyring.items.count == 3)
         let network = keyring.items[0]

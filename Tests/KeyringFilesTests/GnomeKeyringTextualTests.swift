@@ -33,7 +33,7 @@ struct GnomeKeyringTextualTests {
                 let client = try await SecretService.connect(address: bus.address)
                 for sample in KeyringSamples.items {
                     _ = try await client.createItem(in: collection, label: sample.label, attributes: sample.attributes,
-                                                    secret: SecretBytes(copying: sample.secret), replace: false)
+                                                    secret: try SecretBytes(copying: sample.secret), replace: false)
                 }
                 await client.close()
                 let files = try FileManager.default.contentsOfDirectory(

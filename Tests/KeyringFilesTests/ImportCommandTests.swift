@@ -143,7 +143,7 @@ struct ImportCommandTests {
             let collection = try await client.defaultCollection()
             for sample in KeyringSamples.items {
                 _ = try await client.createItem(in: collection, label: sample.label, attributes: sample.attributes,
-                                                secret: SecretBytes(copying: sample.secret), replace: false)
+                                                secret: try SecretBytes(copying: sample.secret), replace: false)
             }
             let archive = bus.directory.appendingPathComponent("backup.coffer").path
             let export = try await CofferTool.run(["export", "--output", archive], input: "archive pass\n", on: bus)
@@ -184,7 +184,7 @@ struct ImportCommandTests {
             }
             KeyringSamples.expectMatches(
                 ImportedKeyring(format: .cofferArchive, label: nil, items: found.map {
-                    ImportedItem(label: $0.label, attributes: $0.attributes, secret: SecretBytes(copying: $0.secret))
+                    ImportedItem(label: $0.label, attributes: $0.attributes, secret: try! SecretBytes(copying: $0.secret))
                 }), KeyringSamples.items)
         }
     }

@@ -84,7 +84,7 @@ enum KeyringSamples {
 }
 
 /// A password in secure memory.
-func secretBytes(_ text: String) -> SecretBytes { SecretBytes(copying: Array(text.utf8)) }
+func secretBytes(_ text: String) -> SecretBytes { try! SecretBytes(copying: Array(text.utf8)) }
 
 /// The error `body` throws, or `nil` when it returns.
 func thrownError<T>(_ body: () throws -> T) -> (any Error)? {

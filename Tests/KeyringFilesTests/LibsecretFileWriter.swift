@@ -85,7 +85,7 @@ struct LibsecretFileWriter {
     var damage: ((inout [UInt8]) -> Void)?
 
     func write(password: String) throws -> [UInt8] {
-        let key = try PBKDF2SHA256.deriveKey(password: SecretBytes(copying: Array(password.utf8)), salt: salt,
+        let key = try PBKDF2SHA256.deriveKey(password: try SecretBytes(copying: Array(password.utf8)), salt: salt,
                                              iterations: Int(iterations), outputByteCount: 16)
         var entries: [GVariantOut] = []
         for item in items {
@@ -97,7 +97,7 @@ struct LibsecretFileWriter {
             ]).serialized()
             damage?(&plaintext)
             let iv = [UInt8](repeating: 0x11, count: 16)
-            let ciphertext = try AES128CBC.encrypt(SecretBytes(copying: plaintext), key: key, iv: iv)
+            let ciphertext = try AES128CBC.encrypt(try SecretBytes(copying: plaintext), key: key, iv: iv)
             let mac = try HMACSHA256.authenticationCode(for: ciphertext + iv, key: key)
             let hashed = GVariantOut.array(try item.attributes.sorted { $0.key < $1.key }.map {
                 .tuple([.string($0.key), .bytes(try HMACSHA256.authenticationCode(for: Array($0.value.utf8), key: key))])

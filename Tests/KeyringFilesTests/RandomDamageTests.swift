@@ -78,7 +78,7 @@ struct RandomDamageTests {
     }
 
     @Test("libsecret items whose decrypted body is damaged but still passes the MAC")
-    func libsecretItems() async {
+    func libsecretItems() async throws {
         await checkRounds(seed: 5, input: { source in
             var writer = LibsecretFileWriter()
             writer.items = [
@@ -105,12 +105,12 @@ struct RandomDamageTests {
     }
 
     @Test("archive payloads with damaged lengths (past the GCM check)")
-    func archivePayload() async {
+    func archivePayload() async throws {
         let keyring = ImportedKeyring(format: .cofferArchive, label: "L", items: KeyringSamples.items.map {
-            ImportedItem(label: $0.label, attributes: $0.attributes, secret: SecretBytes(copying: $0.secret))
+            ImportedItem(label: $0.label, attributes: $0.attributes, secret: try! SecretBytes(copying: $0.secret))
         })
-        let payload = ArchivePayload.encode(keyring).copyBytes()
+        let payload = try ArchivePayload.encode(keyring).copyBytes()
         await checkRounds(seed: 4, input: { $0.damaged(payload) },
-                    parse: { try ArchivePayload.decode(SecretBytes(copying: $0), limits: Self.cheap) })
+                    parse: { try ArchivePayload.decode(try SecretBytes(copying: $0), limits: Self.cheap) })
     }
 }

@@ -15,7 +15,7 @@ struct Argon2idTests {
     func rfc9106() throws {
         let vector = Argon2Vectors.rfc9106
         let tag = try Argon2id.deriveKey(
-            password: SecretBytes(copying: vector.password), salt: vector.salt, secret: vector.secret,
+            password: try SecretBytes(copying: vector.password), salt: vector.salt, secret: vector.secret,
             associatedData: vector.associatedData, parameters: vector.parameters, outputByteCount: vector.tag.count)
         #expect(tag.copyBytes() == vector.tag)
     }
@@ -23,19 +23,19 @@ struct Argon2idTests {
     @Test("reference-implementation vectors", arguments: Argon2Vectors.plain)
     func reference(vector: Argon2Vector) throws {
         let tag = try Argon2id.deriveKey(
-            password: SecretBytes(copying: vector.password), salt: vector.salt, parameters: vector.parameters,
+            password: try SecretBytes(copying: vector.password), salt: vector.salt, parameters: vector.parameters,
             outputByteCount: vector.tag.count)
         #expect(tag.copyBytes() == vector.tag)
         #expect(tag.isInSecureMemory)
     }
 
     @Test("invalid inputs are rejected")
-    func rejections() {
-        let password = SecretBytes(copying: "pw".utf8)
+    func rejections() throws {
+        let password = try SecretBytes(copying: "pw".utf8)
         let salt = [UInt8](repeating: 7, count: 16)
         let cheap = Argon2idParameters(iterations: 1, memoryKiB: 64, parallelism: 1)
         #expect(throws: CryptoError.invalidParameter) {
-            try Argon2id.deriveKey(password: SecretBytes(count: 0), salt: salt, parameters: cheap, outputByteCount: 32)
+            try Argon2id.deriveKey(password: try SecretBytes(count: 0), salt: salt, parameters: cheap, outputByteCount: 32)
         }
         #expect(throws: CryptoError.invalidParameter) {
             try Argon2id.deriveKey(password: password, salt: [1, 2, 3], parameters: cheap, outputByteCount: 32)
@@ -67,7 +67,7 @@ struct Argon2idTests {
     func defaultCost() throws {
         let vector = Argon2Vectors.defaultParameters
         let tag = try Argon2id.deriveKey(
-            password: SecretBytes(copying: vector.password), salt: vector.salt, parameters: .default,
+            password: try SecretBytes(copying: vector.password), salt: vector.salt, parameters: .default,
             outputByteCount: 32)
         #expect(tag.copyBytes() == vector.tag)
     }

@@ -31,18 +31,18 @@ struct DHSessionCipherTests {
     @Test("the session key is HKDF-SHA256 of the padded shared secret")
     func sessionKey() throws {
         let key = try HKDF.sha256(
-            inputKeyMaterial: SecretBytes(copying: DHVectors.exchangeSharedSecret), salt: [], info: [],
+            inputKeyMaterial: try SecretBytes(copying: DHVectors.exchangeSharedSecret), salt: [], info: [],
             outputByteCount: 16)
         #expect(key.copyBytes() == DHVectors.exchangeAESKey)
         let ciphertext = try AES128CBC.encrypt(
-            SecretBytes(copying: DHVectors.exchangePlaintext), key: key, iv: DHVectors.exchangeIV)
+            try SecretBytes(copying: DHVectors.exchangePlaintext), key: key, iv: DHVectors.exchangeIV)
         #expect(ciphertext == DHVectors.exchangeCiphertext)
     }
 
     @Test("client and server agree and round-trip secrets", arguments: [0, 1, 16, 1 << 20])
     func roundTrip(length: Int) throws {
         let (client, server) = try negotiate()
-        let secret = SecretBytes(count: length)
+        let secret = try SecretBytes(count: length)
         secret.withUnsafeMutableBytes { bytes in
             for index in bytes.indices { bytes[index] = UInt8(truncatingIfNeeded: index &* 31 &+ 5) }
         }
@@ -57,13 +57,13 @@ struct DHSessionCipherTests {
     @Test("an empty secret is exactly one 16-byte block")
     func emptySecret() throws {
         let (client, _) = try negotiate()
-        #expect(try client.encrypt(SecretBytes(count: 0)).ciphertext.count == 16)
+        #expect(try client.encrypt(try SecretBytes(count: 0)).ciphertext.count == 16)
     }
 
     @Test("every encryption uses a fresh IV")
     func freshIV() throws {
         let (client, _) = try negotiate()
-        let secret = SecretBytes(copying: "same secret".utf8)
+        let secret = try SecretBytes(copying: "same secret".utf8)
         let first = try client.encrypt(secret)
         let second = try client.encrypt(secret)
         #expect(first.iv != second.iv)
@@ -74,7 +74,7 @@ struct DHSessionCipherTests {
     func wrongSession() throws {
         let (client, _) = try negotiate()
         let (_, otherServer) = try negotiate()
-        let (iv, ciphertext) = try client.encrypt(SecretBytes(copying: "secret".utf8))
+        let (iv, ciphertext) = try client.encrypt(try SecretBytes(copying: "secret".utf8))
         // Under the wrong key the padding is almost always invalid; if it is not, the plaintext must differ.
         if let plaintext = try? otherServer.decrypt(iv: iv, ciphertext: ciphertext) {
             #expect(plaintext.copyBytes() != Array("secret".utf8))

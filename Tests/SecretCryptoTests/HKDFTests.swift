@@ -13,20 +13,20 @@ struct HKDFTests {
     @Test("RFC 5869 output keying material", arguments: HKDFVectors.all)
     func okm(vector: HKDFVector) throws {
         let okm = try HKDF.sha256(
-            inputKeyMaterial: SecretBytes(copying: vector.ikm), salt: vector.salt, info: vector.info,
+            inputKeyMaterial: try SecretBytes(copying: vector.ikm), salt: vector.salt, info: vector.info,
             outputByteCount: vector.length)
         #expect(okm.copyBytes() == vector.okm)
     }
 
     @Test("RFC 5869 pseudorandom key (extract step)", arguments: HKDFVectors.all)
     func prk(vector: HKDFVector) throws {
-        let prk = try HKDF.extract(inputKeyMaterial: SecretBytes(copying: vector.ikm), salt: vector.salt)
+        let prk = try HKDF.extract(inputKeyMaterial: try SecretBytes(copying: vector.ikm), salt: vector.salt)
         #expect(prk.copyBytes() == vector.prk)
     }
 
     @Test("shorter outputs are prefixes; 0 bytes is allowed")
     func lengths() throws {
-        let ikm = SecretBytes(copying: HKDFVectors.all[0].ikm)
+        let ikm = try SecretBytes(copying: HKDFVectors.all[0].ikm)
         let full = HKDFVectors.all[0].okm
         for length in [0, 1, 16, 31, 32, 33] {
             let okm = try HKDF.sha256(
@@ -39,10 +39,10 @@ struct HKDFTests {
     @Test("output lengths beyond 255 blocks are rejected")
     func tooLong() {
         #expect(throws: CryptoError.invalidParameter) {
-            try HKDF.sha256(inputKeyMaterial: SecretBytes(count: 4), salt: [], info: [], outputByteCount: 255 * 32 + 1)
+            try HKDF.sha256(inputKeyMaterial: try SecretBytes(count: 4), salt: [], info: [], outputByteCount: 255 * 32 + 1)
         }
         #expect(throws: CryptoError.invalidParameter) {
-            try HKDF.sha256(inputKeyMaterial: SecretBytes(count: 4), salt: [], info: [], outputByteCount: -1)
+            try HKDF.sha256(inputKeyMaterial: try SecretBytes(count: 4), salt: [], info: [], outputByteCount: -1)
         }
     }
 }

@@ -19,7 +19,7 @@ struct InitializationTests {
             for _ in 0..<16 {
                 group.addTask {
                     try SecretCrypto.initialize()
-                    return SecretBytes(count: 32).count
+                    return try SecretBytes(count: 32).count
                 }
             }
             for try await count in group {
@@ -39,6 +39,6 @@ struct InitializationTests {
     @Test("small secrets land in the secure-memory pool")
     func securePool() throws {
         try SecretCrypto.initialize()
-        #expect(SecretBytes(count: 64).isInSecureMemory)
+        #expect(try SecretBytes(count: 64).isInSecureMemory)
     }
 }

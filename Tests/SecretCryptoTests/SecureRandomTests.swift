@@ -7,7 +7,7 @@ import Testing
 @Suite("SecureRandom")
 struct SecureRandomTests {
     @Test("bytes(count:) returns the requested length and differs between calls")
-    func bytes() {
+    func bytes() throws {
         #expect(SecureRandom.bytes(count: 0) == [])
         let a = SecureRandom.bytes(count: 32)
         let b = SecureRandom.bytes(count: 32)
@@ -16,9 +16,9 @@ struct SecureRandomTests {
     }
 
     @Test("secretBytes(count:) fills secure memory and differs between calls")
-    func secretBytes() {
-        let a = SecureRandom.secretBytes(count: 32)
-        let b = SecureRandom.secretBytes(count: 32)
+    func secretBytes() throws {
+        let a = try SecureRandom.secretBytes(count: 32)
+        let b = try SecureRandom.secretBytes(count: 32)
         #expect(a.count == 32)
         #expect(a.isInSecureMemory)
         #expect(!a.constantTimeEquals(b))

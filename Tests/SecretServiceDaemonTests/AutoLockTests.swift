@@ -36,7 +36,7 @@ func withAutoLocker(_ store: SecretStore, _ clock: ManualClock, _ policy: AutoLo
 @discardableResult
 func addCollection(_ id: String, to store: SecretStore) async throws -> String {
     _ = try await store.createCollection(label: id, inMemory: true, preferredID: id)
-    let secret = StoredSecret(value: SecretBytes(copying: Array("s3cret".utf8)), contentType: "text/plain")
+    let secret = StoredSecret(value: try SecretBytes(copying: Array("s3cret".utf8)), contentType: "text/plain")
     return try await store.createItem(in: id, label: "item", attributes: [:], secret: secret, replace: false).id
 }
 
@@ -180,13 +180,13 @@ struct AutoLockTests {
                                 keyDerivation: Argon2idParameters(iterations: 1, memoryKiB: 256, parallelism: 1),
                                 usageClock: UsageClock(clock))
         _ = try await store.loadCollections()
-        let password = SecretBytes(copying: Array("pw".utf8))
+        let password = try SecretBytes(copying: Array("pw".utf8))
         // The defaults reach persistent collections without a section naming them.
         let policy = AutoLockPolicy(defaults: AutoLockSettings(idle: .after(.minutes(5))))
         try await withAutoLocker(store, clock, policy) { sweeps in
             _ = try await store.createCollection(label: "Login", alias: "", password: password, preferredID: "login")
             #expect(await sweeps.next() == Sweep(locked: [], next: at(.minutes(5))))
-            let secret = StoredSecret(value: SecretBytes(copying: Array("s3cret".utf8)), contentType: "text/plain")
+            let secret = StoredSecret(value: try SecretBytes(copying: Array("s3cret".utf8)), contentType: "text/plain")
             let item = try await store.createItem(in: "login", label: "mail", attributes: ["a": "b"], secret: secret,
                                                   replace: false).id
             clock.advance(by: .minutes(5))

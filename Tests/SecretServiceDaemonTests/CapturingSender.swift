@@ -20,6 +20,9 @@ actor CapturingSender: MessageSender {
         waiters = remaining
     }
 
+    /// Always `true`: a capture has no bus, so every caller is present.
+    func isOnBus(_ name: BusName) async -> Bool { true }
+
     /// Returns the first message sent (already or later) that satisfies `matches`.
     @discardableResult
     func waitForMessage(where matches: @escaping @Sendable (Message) -> Bool) async -> Message {

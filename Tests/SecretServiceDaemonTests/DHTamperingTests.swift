@@ -53,7 +53,7 @@ struct DHTamperingTests {
     /// altered so its padding is invalid (the last byte of the next-to-last block flips the padding byte).
     func hostileSecrets(_ cipher: DHSessionCipher, session: ObjectPath) throws -> [(String, WireSecret)] {
         // 16 bytes of secret: the ciphertext is the data block plus a whole block of padding (sixteen 0x10).
-        let (iv, ciphertext) = try cipher.encrypt(SecretBytes(copying: Array("0123456789abcdef".utf8)))
+        let (iv, ciphertext) = try cipher.encrypt(try SecretBytes(copying: Array("0123456789abcdef".utf8)))
         func with(_ parameters: [UInt8], _ value: [UInt8]) -> WireSecret {
             WireSecret(session: session, parameters: parameters, value: value, contentType: "text/plain")
         }
@@ -81,7 +81,7 @@ struct DHTamperingTests {
     func secrets() async throws {
         let h = try await RouterHarness()
         let (session, cipher) = try await dhSession(h)
-        let (iv, value) = try cipher.encrypt(SecretBytes(copying: Array("kept".utf8)))
+        let (iv, value) = try cipher.encrypt(try SecretBytes(copying: Array("kept".utf8)))
         let good = WireSecret(session: session, parameters: iv, value: value, contentType: "text/plain")
         let created = try await h.ok(defaultAlias, nil, "CreateItem", [
             .variantDictionary([SecretPropertyKeys.itemLabel: .string("L")]), good.dbusValue, .boolean(false),

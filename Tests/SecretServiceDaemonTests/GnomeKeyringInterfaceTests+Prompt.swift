@@ -21,7 +21,7 @@ extension GnomeKeyringInterfaceTests {
     }
 
     func checks(_ h: RouterHarness, _ password: String) async throws -> Bool {
-        try await h.store.checkPassword(of: "Vault", SecretBytes(copying: Array(password.utf8)))
+        try await h.store.checkPassword(of: "Vault", try SecretBytes(copying: Array(password.utf8)))
     }
 
     @Test("ChangeWithPrompt asks for the current password, then a new one, and completes with \"\"")

@@ -43,7 +43,7 @@ struct ClientSessionKit {
     /// `text` as a `Secret` struct of this session.
     func secret(_ text: String) throws -> DBusValue {
         guard let cipher else { return plainSecret(path, text) }
-        let (iv, ciphertext) = try cipher.encrypt(SecretBytes(copying: Array(text.utf8)))
+        let (iv, ciphertext) = try cipher.encrypt(try SecretBytes(copying: Array(text.utf8)))
         return WireSecret(session: path, parameters: iv, value: ciphertext, contentType: "text/plain").dbusValue
     }
 }
@@ -113,7 +113,7 @@ struct GnomeKeyringInterfaceTests {
         #expect(await h.errorName(service, gnomeInternal, "ChangeWithMasterPassword", [
             .objectPath(vault), try session.secret("nope"), try session.secret("new"),
         ]) == denied)
-        #expect(try await h.store.checkPassword(of: "Vault", SecretBytes(copying: Array("pw".utf8))))
+        #expect(try await h.store.checkPassword(of: "Vault", try SecretBytes(copying: Array("pw".utf8))))
 
         _ = try await h.ok(service, nil, "Lock", [.objectPaths([vault])])
         _ = try await h.ok(service, gnomeInternal, "ChangeWithMasterPassword", [

@@ -248,7 +248,7 @@ struct PinentryPrompterTests {
 @Suite("Assuan lines")
 struct AssuanLineTests {
     private func parse(_ line: String) -> AssuanLine {
-        Array(line.utf8).withUnsafeBytes { AssuanLine(parsing: $0) }
+        Array(line.utf8).withUnsafeBytes { try! AssuanLine(parsing: $0) }
     }
 
     @Test("D lines decode %XX into secure memory and keep stray percent signs")

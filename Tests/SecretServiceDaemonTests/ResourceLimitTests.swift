@@ -60,6 +60,28 @@ struct ResourceLimitTests {
         #expect(await unlock(RouterHarness.second).kind == .methodReturn)
     }
 
+    @Test("a client that left before its calls registered anything keeps no session or prompt; the caps stay free")
+    func callsOfDepartedClients() async throws {
+        let h = try await RouterHarness(clientLimits: ClientLimits(
+            maximumSessionsPerClient: 4, maximumPromptsPerClient: 2, maximumSessions: 10, maximumPrompts: 3))
+        _ = try await h.ok(service, nil, "Lock", [.objectPaths([defaultAlias])])
+        // The order the daemon can meet: the client's departure is handled before its calls, already received,
+        // register what they make. More rounds than either cap holds.
+        for round in 0..<12 {
+            let departed = BusName(unchecked: ":2.\(round)")
+            await h.bus.leave(departed)
+            await h.router.clientVanished(departed)
+            _ = await h.call(service, nil, "OpenSession", [.string("plain"), .variant(.string(""))], from: departed)
+            _ = await h.call(service, nil, "Unlock", [.objectPaths([defaultAlias])], from: departed)
+        }
+        let body = try await h.ok(service, SecretServiceNames.introspectableInterface, "Introspect")
+        let children = try IntrospectionSummary.parse(try #require(body.first?.string)).children
+        #expect(children == ["aliases", "collection"], "sessions or prompts of departed clients remain")
+        _ = try await h.plainSession()
+        let unlock = await h.call(service, nil, "Unlock", [.objectPaths([defaultAlias])])
+        #expect(unlock.kind == .methodReturn, "\(unlock.error.map(String.init(describing:)) ?? "")")
+    }
+
     @Test("a call whose arguments exceed the per-call cap is refused before it runs")
     func callSize() async throws {
         let h = try await RouterHarness(clientLimits: ClientLimits(

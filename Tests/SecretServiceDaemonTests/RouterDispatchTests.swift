@@ -58,7 +58,7 @@ struct RouterDispatchTests {
         let dhPath = try #require(body[1].objectPath)
         let cipher = try DHSessionCipher(keyPair: client, peerPublicKey: serverKey)
 
-        let (iv, ciphertext) = try cipher.encrypt(SecretBytes(copying: Array("hunter2".utf8)))
+        let (iv, ciphertext) = try cipher.encrypt(try SecretBytes(copying: Array("hunter2".utf8)))
         let wire = WireSecret(session: dhPath, parameters: iv, value: ciphertext, contentType: "text/plain")
         let created = try await h.ok(defaultAlias, SecretServiceNames.collectionInterface, "CreateItem", [
             .variantDictionary([SecretPropertyKeys.itemLabel: .string("L")]), wire.dbusValue, .boolean(false),

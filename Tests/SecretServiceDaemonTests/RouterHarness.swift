@@ -13,6 +13,8 @@ import Testing
 struct RouterHarness {
     let store: SecretStore
     let sender = CapturingSender()
+    /// Which callers have left the bus, as the router's presence check sees it.
+    let bus = BusPresence()
     let router: Router
     private let serials = SerialCounter()
 
@@ -28,7 +30,8 @@ struct RouterHarness {
          itemLimits: ItemLimits = .default, clientLimits: ClientLimits = .default) async throws {
         store = SecretStore(limits: itemLimits, directory: dataDirectory,
                             keyDerivation: Argon2idParameters(iterations: 1, memoryKiB: 256, parallelism: 1))
-        router = Router(store: store, prompter: prompter, sender: sender, clientLimits: clientLimits,
+        router = Router(store: store, prompter: prompter, sender: HarnessSender(capture: sender, bus: bus),
+                        clientLimits: clientLimits,
                         logger: Logger(label: "test"))
         _ = try await store.createCollection(label: "Session", alias: "session", inMemory: true, preferredID: "session")
         try await store.setAlias("default", to: "session")
@@ -74,6 +77,23 @@ struct RouterHarness {
     func signals(_ member: MemberName) async -> [Message] {
         await sender.messages.filter { $0.kind == .signal && $0.member == member }
     }
+}
+
+/// The callers that left the bus, for the router's question whether a caller is still there.
+actor BusPresence {
+    private var departed: Set<BusName> = []
+
+    func leave(_ name: BusName) { departed.insert(name) }
+    func isOnBus(_ name: BusName) -> Bool { !departed.contains(name) }
+}
+
+/// Captures what the router sends and answers its presence questions from a ``BusPresence``.
+struct HarnessSender: MessageSender {
+    let capture: CapturingSender
+    let bus: BusPresence
+
+    func deliver(_ message: Message) async { await capture.deliver(message) }
+    func isOnBus(_ name: BusName) async -> Bool { await bus.isOnBus(name) }
 }
 
 actor SerialCounter {

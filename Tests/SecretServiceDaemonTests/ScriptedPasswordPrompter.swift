@@ -64,6 +64,6 @@ final class ScriptedPasswordPrompter: PasswordPrompter {
             return state.answers.isEmpty ? nil : state.answers.removeFirst()
         }
         guard let text, !Task.isCancelled else { return nil }
-        return SecretBytes(copying: Array(text.utf8))
+        return try? SecretBytes(copying: Array(text.utf8))
     }
 }

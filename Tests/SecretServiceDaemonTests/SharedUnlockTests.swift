@@ -14,7 +14,7 @@ struct SharedUnlockTests {
     /// A router over a scratch data directory holding one locked collection `vault` with password `pw`.
     static func lockedVault(_ prompter: ScriptedPasswordPrompter, in directory: String) async throws -> RouterHarness {
         let h = try await RouterHarness(prompter: prompter, dataDirectory: directory)
-        _ = try await h.store.createCollection(label: "Vault", alias: "", password: SecretBytes(copying: Array("pw".utf8)),
+        _ = try await h.store.createCollection(label: "Vault", alias: "", password: try SecretBytes(copying: Array("pw".utf8)),
                                                preferredID: "vault")
         try await h.store.setLocked("vault", true)
         return h

@@ -115,7 +115,7 @@ struct ClientTests {
             }
             let item = try await client.createItem(
                 in: try await client.defaultCollection(), label: "big", attributes: ["size": "1MiB"],
-                secret: SecretBytes(copying: bytes), contentType: "application/octet-stream", replace: false)
+                secret: try SecretBytes(copying: bytes), contentType: "application/octet-stream", replace: false)
             let read = try await client.secret(of: item)
             #expect(read.value.count == bytes.count)
             #expect(read.bytes == bytes)
@@ -128,13 +128,13 @@ struct ClientTests {
             let collection = try await client.defaultCollection()
             let binary: [UInt8] = [0x00, 0xFF, 0xC3, 0x28, 0xA0, 0xA1, 0x80] + Array(0...255)
             let item = try await client.createItem(
-                in: collection, label: "binary", attributes: ["kind": "binary"], secret: SecretBytes(copying: binary),
+                in: collection, label: "binary", attributes: ["kind": "binary"], secret: try SecretBytes(copying: binary),
                 contentType: "application/octet-stream", replace: false)
             var read = try await client.secret(of: item)
             #expect(read.bytes == binary)
             #expect(read.contentType == "application/octet-stream")
 
-            try await client.setSecret(of: item, to: SecretBytes(copying: []), contentType: "text/plain; charset=utf8")
+            try await client.setSecret(of: item, to: try SecretBytes(copying: []), contentType: "text/plain; charset=utf8")
             read = try await client.secret(of: item)
             #expect(read.bytes.isEmpty)
             #expect(read.contentType == "text/plain; charset=utf8")

@@ -22,12 +22,12 @@ struct ClientUnitTests {
     @Test("DH: what the provider encrypts decodes, with a fresh IV per encoded secret")
     func dhRoundTrip() throws {
         let (client, provider) = try Self.dhPair()
-        let (iv, ciphertext) = try provider.encrypt(SecretBytes(copying: Array("pw".utf8)))
+        let (iv, ciphertext) = try provider.encrypt(try SecretBytes(copying: Array("pw".utf8)))
         let wire = WireSecret(session: Self.sessionPath, parameters: iv, value: ciphertext, contentType: "text/plain")
         #expect(try client.decode(wire).copyBytes() == Array("pw".utf8))
 
-        let first = try client.encode(SecretBytes(copying: Array("x".utf8)), contentType: "text/plain")
-        let second = try client.encode(SecretBytes(copying: Array("x".utf8)), contentType: "text/plain")
+        let first = try client.encode(try SecretBytes(copying: Array("x".utf8)), contentType: "text/plain")
+        let second = try client.encode(try SecretBytes(copying: Array("x".utf8)), contentType: "text/plain")
         #expect(first.session == Self.sessionPath)
         #expect(first.parameters.count == 16 && first.parameters != second.parameters)
         #expect(try provider.decrypt(iv: first.parameters, ciphertext: first.value).copyBytes() == Array("x".utf8))
@@ -36,7 +36,7 @@ struct ClientUnitTests {
     @Test("DH: secrets for another session, with a bad IV, or not whole blocks are rejected")
     func dhRejections() throws {
         let (client, provider) = try Self.dhPair()
-        let (iv, ciphertext) = try provider.encrypt(SecretBytes(copying: Array("pw".utf8)))
+        let (iv, ciphertext) = try provider.encrypt(try SecretBytes(copying: Array("pw".utf8)))
         let bad = [
             WireSecret(session: "/org/freedesktop/secrets/session/8", parameters: iv, value: ciphertext, contentType: ""),
             WireSecret(session: Self.sessionPath, parameters: Array(iv.prefix(15)), value: ciphertext, contentType: ""),
@@ -51,7 +51,7 @@ struct ClientUnitTests {
     @Test("plain: bytes pass through unchanged, but the session must still be ours")
     func plain() throws {
         let client = ClientSession(path: Self.sessionPath, algorithm: .plain, cipher: nil)
-        let wire = try client.encode(SecretBytes(copying: [0, 0xFF]), contentType: "application/octet-stream")
+        let wire = try client.encode(try SecretBytes(copying: [0, 0xFF]), contentType: "application/octet-stream")
         #expect(wire.parameters.isEmpty && wire.value == [0, 0xFF])
         #expect(try client.decode(wire).copyBytes() == [0, 0xFF])
         var foreign = wire

@@ -82,7 +82,7 @@ struct SessionTests {
         try await DaemonHarness.withDaemon { _, _, client in
             let item = try await client.createItem(
                 in: try await client.defaultCollection(), label: "iv", attributes: ["iv": "1"],
-                secret: SecretBytes(copying: []), replace: false)
+                secret: try SecretBytes(copying: []), replace: false)
             let first = try await client.itemProxy(item).getSecret(session: client.session.path)
             let second = try await client.itemProxy(item).getSecret(session: client.session.path)
             #expect(first.parameters != second.parameters)

@@ -11,7 +11,7 @@ import SecretServiceTestSupport
 /// a log holding any of a secret holds those).
 func secret(_ text: String) -> SecretBytes {
     TestLogArchive.register([String(text.prefix(64))])
-    return SecretBytes(copying: Array(text.utf8))
+    return try! SecretBytes(copying: Array(text.utf8))
 }
 
 extension ItemSecret {

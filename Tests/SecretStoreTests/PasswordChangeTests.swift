@@ -20,7 +20,7 @@ struct PasswordChangeTests {
         for wrap in wraps {
             let kek = try KeyWrapping.keyEncryptionKey(password: password(text), salt: wrap.salt,
                                                        parameters: wrap.parameters)
-            if let master = KeyWrapping.unwrap(wrap, kek: kek, collectionID: parsed.header.id) { found = master }
+            if let master = try KeyWrapping.unwrap(wrap, kek: kek, collectionID: parsed.header.id) { found = master }
         }
         return found
     }

@@ -42,7 +42,7 @@ final class ScratchDirectory: Sendable {
     func file(_ id: String) -> String { path + "/" + id + ".coffer" }
 }
 
-func password(_ text: String) -> SecretBytes { SecretBytes(copying: Array(text.utf8)) }
+func password(_ text: String) -> SecretBytes { try! SecretBytes(copying: Array(text.utf8)) }
 
 @Suite("Collection files")
 struct PersistenceTests {

@@ -13,7 +13,7 @@ final class ManualClock: @unchecked Sendable {  // mutated only from the test's 
 }
 
 func secret(_ text: String, _ contentType: String = "text/plain") -> StoredSecret {
-    StoredSecret(value: SecretBytes(copying: Array(text.utf8)), contentType: contentType)
+    StoredSecret(value: try! SecretBytes(copying: Array(text.utf8)), contentType: contentType)
 }
 
 func text(_ secret: StoredSecret) -> String {
@@ -149,7 +149,7 @@ struct SecretStoreTests {
     @Test("limits are enforced on every write")
     func limits() async throws {
         let (store, c) = try await makeStore()
-        let huge = StoredSecret(value: SecretBytes(count: ItemLimits.default.maximumSecretBytes + 1),
+        let huge = StoredSecret(value: try SecretBytes(count: ItemLimits.default.maximumSecretBytes + 1),
                                 contentType: "text/plain")
         await #expect(throws: SecretServiceError.self) {
             try await store.createItem(in: c, label: "x", attributes: [:], secret: huge, replace: false)
@@ -166,7 +166,7 @@ struct SecretStoreTests {
         let (store, c) = try await makeStore()
         let bytes: [UInt8] = [0, 255, 128, 10, 0]
         let id = try await store.createItem(in: c, label: "b", attributes: [:],
-                                            secret: StoredSecret(value: SecretBytes(copying: bytes),
+                                            secret: StoredSecret(value: try SecretBytes(copying: bytes),
                                                                  contentType: "application/octet-stream"),
                                             replace: false).id
         let back = try await store.secret(collection: c, item: id)

@@ -106,7 +106,7 @@ public struct ClientSession: Sendable {
         guard wire.session == path else {
             throw SecretServiceClientError.unexpectedReply("received a secret encoded with another session")
         }
-        guard let cipher else { return SecretBytes(copying: wire.value) }
+        guard let cipher else { return try SecretBytes(copying: wire.value) }
         guard wire.parameters.count == 16 else {
             throw SecretServiceClientError.unexpectedReply("the secret's IV is \(wire.parameters.count) bytes, not 16")
         }

@@ -25,7 +25,7 @@ extension GnomeKeyringAdaptor {
             await flow.run(id, windowID: windowID, caller: caller) ? Self.changeResult : nil
         }
         let prompt = try await context.clients.createPrompt(owner: caller, work: work)
-        return HandlerResult([.objectPath(Paths.prompt(prompt))])
+        return context.registered([.objectPath(Paths.prompt(prompt))], for: caller)
     }
 }
 

@@ -38,7 +38,7 @@ extension ServiceAdaptor {
             return .objectPaths(requested.map(\.path))
         }
         let prompt = try await context.clients.createPrompt(owner: caller, work: work)
-        return HandlerResult([.objectPaths(unlocked), .objectPath(Paths.prompt(prompt))])
+        return context.registered([.objectPaths(unlocked), .objectPath(Paths.prompt(prompt))], for: caller)
     }
 
     /// `Lock(ao) → (ao locked, o prompt)`: locking needs no approval, so it happens at once and the prompt is `/`.

@@ -50,14 +50,18 @@ struct ServiceAdaptor {
                 let cipher = try DHSessionCipher(peerPublicKey: peerKey)
                 negotiated = .dh(cipher)
                 output = .bytes(cipher.publicKey)
-            } catch {
+            } catch let error as CryptoError where error == .secureMemoryExhausted {
+                throw .limitsExceeded("the secure memory for encrypted sessions is used up; close some sessions")
+            } catch let error as CryptoError where error == .invalidPublicKey {
                 throw .invalidArgs("the client's public key is not acceptable")
+            } catch {
+                throw .failed("the session could not be set up: \(error)")
             }
         default:
             throw .notSupported("the session algorithm '\(algorithm.prefix(64))' is not supported")
         }
         let session = try await context.clients.openSession(owner: caller, algorithm: negotiated)
-        return HandlerResult([.variant(output), .objectPath(session.path)])
+        return context.registered([.variant(output), .objectPath(session.path)], for: caller)
     }
 
     // MARK: - Collections and search
@@ -94,7 +98,7 @@ struct ServiceAdaptor {
             }
         }
         let prompt = try await context.clients.createPrompt(owner: caller, work: work)
-        return HandlerResult([.objectPath(.root), .objectPath(Paths.prompt(prompt))])
+        return context.registered([.objectPath(.root), .objectPath(Paths.prompt(prompt))], for: caller)
     }
 
     /// The label a `CreateCollection`-style property map asks for (`""` when it names none).

@@ -157,6 +157,8 @@ actor ClientRegistry {
 
     /// Drops everything `name` owned: its sessions close, its prompts are dismissed (their runners stop).
     /// Returns the prompt ids that were still live, whose `Completed` is not sent (nobody is left to receive it).
+    /// Called when the bus announces the departure, and again when a call that registered something for `name`
+    /// finds, after its reply, that `name` had already left (`DaemonContext.registered(_:for:)` says why).
     @discardableResult
     func clientVanished(_ name: BusName) -> [String] {
         sessions = sessions.filter { $0.value.owner != name }

@@ -38,11 +38,16 @@ struct SecretSession: Sendable {
     }
 
     /// Decodes a secret a client sent in this session.
-    /// - Throws: `invalidArgs` when the parameters or ciphertext are malformed or do not decrypt.
+    /// - Throws: `invalidArgs` when the parameters or ciphertext are malformed or do not decrypt; `failed` when no
+    ///   secure memory is left for the secret.
     func decode(_ wire: WireSecret) throws(SecretServiceError) -> StoredSecret {
         switch algorithm {
         case .plain:
-            return StoredSecret(value: SecretBytes(copying: wire.value), contentType: wire.contentType)
+            do {
+                return StoredSecret(value: try SecretBytes(copying: wire.value), contentType: wire.contentType)
+            } catch {
+                throw .failed("cofferd has no secure memory left for the secret")
+            }
         case .dh(let cipher):
             guard wire.parameters.count == 16 else {
                 throw .invalidArgs("the secret's parameters must be a 16-byte IV for this session")
@@ -53,6 +58,8 @@ struct SecretSession: Sendable {
             do {
                 return StoredSecret(value: try cipher.decrypt(iv: wire.parameters, ciphertext: wire.value),
                                     contentType: wire.contentType)
+            } catch let error as CryptoError where error == .secureMemoryExhausted {
+                throw .failed("cofferd has no secure memory left for the secret")
             } catch {
                 throw .invalidArgs("the secret could not be decrypted with this session's key")
             }

@@ -168,7 +168,12 @@ final class AssuanChannel: Sendable {
     /// Reads and forwards lines until end of file, a close request, a departed consumer or a protocol error.
     /// - Returns: The protocol error, if that is what ended it.
     private func readLines() -> AssuanError? {
-        var buffer = AssuanLineBuffer(capacity: Self.maximumLineLength)
+        var buffer: AssuanLineBuffer
+        do {
+            buffer = try AssuanLineBuffer(capacity: Self.maximumLineLength)
+        } catch {
+            return .noSecureMemory("\(error)")
+        }
         var descriptors = [pollfd(fd: child.socket, events: Int16(POLLIN), revents: 0),
                            pollfd(fd: wakeReader, events: Int16(POLLIN), revents: 0)]
         while true {
@@ -187,8 +192,15 @@ final class AssuanChannel: Sendable {
                 return nil  // ECONNRESET and the like: the child is gone, which reads as end of file.
             }
             var overflow = false
+            var unparsed: AssuanError?
             let consumerListening = buffer.drainLines { raw in
-                let line = AssuanLine(parsing: raw)
+                let line: AssuanLine
+                do {
+                    line = try AssuanLine(parsing: raw)
+                } catch {
+                    unparsed = .noSecureMemory("\(error)")
+                    return false
+                }
                 if case .comment = line { return true }
                 switch continuation.yield(line) {
                 case .enqueued: return true
@@ -197,6 +209,7 @@ final class AssuanChannel: Sendable {
                 @unknown default: return false
                 }
             }
+            if let unparsed { return unparsed }
             if overflow { return .protocolViolation("more than \(Self.maximumQueuedLines) unread lines") }
             if !consumerListening { return nil }
             if buffer.isFull { return .protocolViolation("a line longer than \(Self.maximumLineLength) bytes") }

@@ -95,7 +95,12 @@ final class AssuanConnection {
             // The stream also ends when our task is cancelled, which is not the server's doing.
             guard let line = next else { throw Task.isCancelled ? .cancelled : .disconnected }
             switch line {
-            case .ok(let text): return AssuanResponse(text: text, data: Self.joined(chunks), statuses: statuses)
+            case .ok(let text):
+                do {
+                    return AssuanResponse(text: text, data: try Self.joined(chunks), statuses: statuses)
+                } catch {
+                    throw .noSecureMemory("\(error)")
+                }
             case .err(let code, let description): throw .server(code: code, description: description)
             case .data(let bytes): chunks.append(bytes)
             case .status(let keyword, let arguments): statuses.append((keyword, arguments))
@@ -106,9 +111,9 @@ final class AssuanConnection {
     }
 
     /// One buffer holding all chunks (Assuan splits long data over several `D` lines); the chunks wipe themselves.
-    private static func joined(_ chunks: [SecretBytes]) -> SecretBytes? {
+    private static func joined(_ chunks: [SecretBytes]) throws(CryptoError) -> SecretBytes? {
         guard chunks.count > 1 else { return chunks.first }
-        let joined = SecretBytes(count: chunks.reduce(0) { $0 + $1.count })
+        let joined = try SecretBytes(count: chunks.reduce(0) { $0 + $1.count })
         joined.withUnsafeMutableBytes { target in
             var offset = 0
             for chunk in chunks {

@@ -15,6 +15,8 @@ enum AssuanError: Error, Equatable, CustomStringConvertible {
     case protocolViolation(String)
     /// Writing a command failed with this `errno`.
     case sendFailed(Int32)
+    /// No secure memory was left for a line of data (a password).
+    case noSecureMemory(String)
 
     /// libgpg-error codes, the low 16 bits of an `ERR` code (the high bits name the source, e.g. 5 = pinentry).
     enum GPGErrorCode {
@@ -43,6 +45,7 @@ enum AssuanError: Error, Equatable, CustomStringConvertible {
         case .cancelled: "cancelled"
         case .protocolViolation(let detail): "protocol violation: \(detail)"
         case .sendFailed(let code): "cannot write to the program: errno \(code)"
+        case .noSecureMemory(let detail): "no secure memory for the answer: \(detail)"
         }
     }
 }

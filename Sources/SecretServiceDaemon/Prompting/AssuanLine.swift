@@ -22,7 +22,8 @@ enum AssuanLine: Sendable {
 
     /// Parses one line without its trailing LF (a CR before it is tolerated).
     /// - Parameter raw: The line's bytes. They are not copied into ordinary memory except for non-data lines.
-    init(parsing raw: UnsafeRawBufferPointer) {
+    /// - Throws: ``CryptoError/secureMemoryExhausted`` when a data line finds no secure memory.
+    init(parsing raw: UnsafeRawBufferPointer) throws(CryptoError) {
         var line = raw
         if line.last == UInt8(ascii: "\r") { line = UnsafeRawBufferPointer(rebasing: line.dropLast()) }
         let (verb, rest) = Self.split(line)
@@ -31,7 +32,7 @@ enum AssuanLine: Sendable {
         case "ERR":
             let (code, description) = Self.split(rest)
             self = .err(code: UInt32(code) ?? 0, description: Self.decodedText(description))
-        case "D": self = .data(Self.decodedSecret(rest))
+        case "D": self = .data(try Self.decodedSecret(rest))
         case "S":
             let (keyword, arguments) = Self.split(rest)
             self = .status(keyword: keyword, arguments: Self.decodedText(arguments))
@@ -61,8 +62,8 @@ enum AssuanLine: Sendable {
     }
 
     /// `%XX` decoding of a data line straight into secure memory, with no ordinary intermediate buffer.
-    private static func decodedSecret(_ bytes: UnsafeRawBufferPointer) -> SecretBytes {
-        let secret = SecretBytes(count: decodedCount(bytes))
+    private static func decodedSecret(_ bytes: UnsafeRawBufferPointer) throws(CryptoError) -> SecretBytes {
+        let secret = try SecretBytes(count: decodedCount(bytes))
         secret.withUnsafeMutableBytes { decode(bytes, into: $0) }
         return secret
     }

@@ -17,8 +17,9 @@ struct AssuanLineBuffer: ~Copyable {
 
     /// Allocates the buffer.
     /// - Parameter capacity: The longest line accepted, plus its LF. Assuan allows 1000 bytes.
-    init(capacity: Int) {
-        storage = SecretBytes(count: capacity)
+    /// - Throws: `secureMemoryExhausted` when there is no secure memory for it.
+    init(capacity: Int) throws(CryptoError) {
+        storage = try SecretBytes(count: capacity)
     }
 
     /// Whether the buffer holds an unfinished line that fills it completely (a line longer than allowed).

@@ -64,13 +64,19 @@ struct PinentrySession {
     /// `GETPIN`: the password, and whether pinentry itself had it typed twice (`S PIN_REPEATED`).
     /// - Returns: `nil` when the user cancelled; an empty buffer when the user entered nothing.
     func pin() async throws(AssuanError) -> (secret: SecretBytes, repeated: Bool)? {
+        let response: AssuanResponse
         do {
-            let response = try await send("GETPIN")
-            let repeated = response.statuses.contains { $0.keyword == "PIN_REPEATED" }
-            return (response.data ?? SecretBytes(count: 0), repeated)
+            response = try await send("GETPIN")
         } catch {
             if error.isUserDismissal { return nil }
             throw error
+        }
+        let repeated = response.statuses.contains { $0.keyword == "PIN_REPEATED" }
+        if let data = response.data { return (data, repeated) }
+        do {
+            return (try SecretBytes(count: 0), repeated)
+        } catch {
+            throw .noSecureMemory("\(error)")
         }
     }
 

@@ -60,6 +60,27 @@ struct DaemonContext: Sendable {
         return session
     }
 
+    /// The answer to a call that registered a session or a prompt for `caller`, with a check, once the reply is
+    /// out, that `caller` is still on the bus; if it is not, everything it owns is dropped.
+    ///
+    /// A client can send a call and leave at once. The bus announces the departure after the call, but calls run
+    /// concurrently, so the departure can be handled before the call registers what it made, which would then
+    /// belong to nobody for good (enough of them fill the daemon-wide caps). Asking the bus after registering
+    /// closes the race from both sides: a client gone before the bus answers is reported gone, and one leaving
+    /// later has its departure announced after the answer, so handled after the registration. Unique names are
+    /// never reused, so the answer is about this client. Remembering departed names instead would need to know
+    /// when no call of theirs can still be running, which only a count of calls in flight per client, kept in the
+    /// order the calls arrive, could tell. The question costs one round trip to the bus per session or prompt,
+    /// after the reply, so the client does not wait for it.
+    func registered(_ reply: [DBusValue], for caller: BusName) -> HandlerResult {
+        HandlerResult(reply) {
+            guard await !sender.isOnBus(caller) else { return }
+            await clients.clientVanished(caller)
+            logger.debug("dropped what a call made for a client that had left the bus",
+                         metadata: ["dbus.sender": "\(caller.rawValue)"])
+        }
+    }
+
     /// Sends a signal from `path`.
     func emit(_ interface: InterfaceName, _ member: MemberName, from path: ObjectPath, _ body: [DBusValue],
               to destination: BusName? = nil) async {

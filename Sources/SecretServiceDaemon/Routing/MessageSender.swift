@@ -3,8 +3,13 @@
 
 public import DBusWire
 
-/// Delivers outgoing messages. The daemon uses the bus connection; router tests use a capturing sender.
+/// Delivers outgoing messages and answers whether a client is still on the bus. The daemon uses the bus
+/// connection; router tests use a capturing sender.
 public protocol MessageSender: Sendable {
     /// Sends `message`; failures (a closed connection) are the sender's to log, never the caller's to handle.
     func deliver(_ message: Message) async
+
+    /// Whether the unique name `name` still has its connection on the bus, as the bus answers now. `true` when the
+    /// bus cannot be asked: a client is forgotten only on the bus's word that it left.
+    func isOnBus(_ name: BusName) async -> Bool
 }

@@ -45,7 +45,12 @@ public struct Router: Sendable {
             let call = MethodCall(message: message, caller: caller, member: member, arguments: message.body, node: node)
             result = try await dispatch(call, interface: interface.name)
         } catch let error as SecretServiceError {
-            callLogger(message).debug("call failed", metadata: ["dbus.error": "\(error.dbusError.name)"])
+            if case .failed(let reason) = error {
+                // The daemon's own failure (no secure memory, a full disk), not the caller's mistake: worth a line.
+                callLogger(message).error("call failed", metadata: ["reason": "\(reason)"])
+            } else {
+                callLogger(message).debug("call failed", metadata: ["dbus.error": "\(error.dbusError.name)"])
+            }
             await reply(to: message, with: message.makeErrorReply(error.dbusError))
             return
         } catch {

@@ -2,6 +2,7 @@
 // The key hierarchy of a persistent collection: password-wrapped master key and the keys derived from it.
 
 import SecretCrypto
+import SecretServiceProtocol
 
 /// Keys of an unlocked collection, all in secure memory. Dropping the value releases (and zeroes) them.
 struct CollectionKeys: Sendable {
@@ -20,7 +21,7 @@ struct CollectionKeys: Sendable {
     }
 
     /// A fresh random master key.
-    static func newMaster() -> SecretBytes { SecureRandom.secretBytes(count: 32) }
+    static func newMaster() throws -> SecretBytes { try SecureRandom.secretBytes(count: 32) }
 }
 
 /// Wrapping and unwrapping the master key with a password.
@@ -29,7 +30,7 @@ enum KeyWrapping {
     /// Slow by design (about 0.3 s with the default parameters); call it outside the store actor.
     static func keyEncryptionKey(password: SecretBytes, salt: [UInt8], parameters: Argon2idParameters) throws
         -> SecretBytes {
-        let input = SecretBytes(count: password.count + 1)
+        let input = try SecretBytes(count: password.count + 1)
         input.withUnsafeMutableBytes { out in
             out[0] = 1
             password.withUnsafeBytes { out.baseAddress!.advanced(by: 1).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
@@ -59,10 +60,19 @@ enum KeyWrapping {
     }
 
     /// The master key, or `nil` when `kek` is wrong (the password was wrong).
-    static func unwrap(_ wrap: KeyWrap, kek: SecretBytes, collectionID: String) -> SecretBytes? {
-        try? AES256GCM.open(wrap.wrappedKey, key: kek, nonce: wrap.nonce,
-                            associatedData: associatedData(collectionID: collectionID, parameters: wrap.parameters,
-                                                           salt: wrap.salt))
+    /// - Throws: `failed` when the key could not be unwrapped for another reason, such as no secure memory left:
+    ///   only a tag that does not match means a wrong password.
+    static func unwrap(_ wrap: KeyWrap, kek: SecretBytes, collectionID: String) throws(SecretServiceError)
+        -> SecretBytes? {
+        do {
+            return try AES256GCM.open(wrap.wrappedKey, key: kek, nonce: wrap.nonce,
+                                      associatedData: associatedData(collectionID: collectionID,
+                                                                     parameters: wrap.parameters, salt: wrap.salt))
+        } catch let error as CryptoError where error == .authenticationFailed {
+            return nil
+        } catch {
+            throw .failed("the password could not be checked: \(error)")
+        }
     }
 }
 

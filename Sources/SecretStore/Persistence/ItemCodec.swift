@@ -58,7 +58,7 @@ struct SecretVault: Sendable {
     /// - Throws: `failed` when libgcrypt cannot open a cipher context (secure memory exhausted).
     static func ephemeral(collectionID: String) throws(SecretServiceError) -> SecretVault {
         do {
-            return try SecretVault(key: SecureRandom.secretBytes(count: 32), collectionID: collectionID)
+            return try SecretVault(key: try SecureRandom.secretBytes(count: 32), collectionID: collectionID)
         } catch {
             throw .failed("no cipher context for the collection: \(error)")
         }
@@ -84,7 +84,7 @@ struct SecretVault: Sendable {
 
     func sealMeta(_ meta: ItemMeta, item: String) throws -> SealedBlob {
         let nonce = SecureRandom.bytes(count: FileRecord.nonceSize)
-        let plain = SecretBytes(copying: meta.encode())
+        let plain = try SecretBytes(copying: meta.encode())
         return SealedBlob(nonce: nonce, sealed: try key.seal(plain, nonce: nonce,
                                                                    associatedData: associatedData("meta", item)))
     }

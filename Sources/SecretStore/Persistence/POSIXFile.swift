@@ -28,8 +28,9 @@ enum POSIXFile {
     /// and devices are refused (a FIFO could hand each reader different bytes; opening it never blocks here), and
     /// so is a file whose size changed while it was read.
     /// - Parameter limit: the largest size accepted; a larger file is refused before it is read.
-    static func read(_ path: String, limit: Int = .max) throws -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+    /// - Parameter followingLinks: whether a symbolic link at `path` is followed (for a file a person named).
+    static func read(_ path: String, limit: Int = .max, followingLinks: Bool = false) throws -> [UInt8]? {
+        let fd = open(path, O_RDONLY | (followingLinks ? 0 : O_NOFOLLOW) | O_NONBLOCK | O_CLOEXEC)
         if fd < 0 {
             if errno == ENOENT { return nil }
             if errno == ELOOP { throw StorageError(message: "\(path) is a symbolic link; refusing to follow it") }
@@ -148,4 +149,12 @@ enum POSIXFile {
         guard info.st_mode & 0o777 != 0o700 else { return }
         guard chmod(directory, 0o700) == 0 else { throw StorageError("cannot set permissions on", directory) }
     }
+}
+
+/// Reads a whole regular file the way cofferd reads its own: one open, one read, checked with `fstat` before and
+/// after, so what a caller checks is exactly what it uses. For the `coffer` tool's input files.
+/// - Returns: the bytes, or `nil` when there is no such file.
+/// - Throws: an error naming the path and the reason (not a regular file, larger than `limit`, changed while read).
+public func readWholeFile(_ path: String, limit: Int) throws -> [UInt8]? {
+    try POSIXFile.read(path, limit: limit, followingLinks: true)
 }

@@ -99,7 +99,7 @@ struct CreateKeychain: CofferCommand {
                 } else {
                     let secret = try password.map { text in
                         SecretInput.warnAboutArgv("-p")
-                        return SecretBytes(copying: Array(text.utf8))
+                        return try SecretBytes(copying: Array(text.utf8))
                     } ?? SecretInput.readNewPassword(
                         prompt: "password for new keychain: ", confirmation: "retype password for new keychain: ")
                     path = try await service.createCollection(label: label, password: secret)

@@ -64,7 +64,7 @@ struct UnlockKeychain: CofferCommand {
                 let secret: SecretBytes
                 if let password {
                     SecretInput.warnAboutArgv("-p")
-                    secret = SecretBytes(copying: Array(password.utf8))
+                    secret = try SecretBytes(copying: Array(password.utf8))
                 } else {
                     secret = try SecretInput.read(prompt: "password to unlock keychain: ", piped: .firstLine)
                 }
@@ -120,18 +120,18 @@ struct SetKeychainPassword: CofferCommand {
     }
 
     private func readPasswords() throws -> (SecretBytes, SecretBytes) {
-        func fromArgv(_ text: String, _ flag: String) -> SecretBytes {
+        func fromArgv(_ text: String, _ flag: String) throws -> SecretBytes {
             SecretInput.warnAboutArgv(flag)
-            return SecretBytes(copying: Array(text.utf8))
+            return try SecretBytes(copying: Array(text.utf8))
         }
         switch (oldPassword, newPassword) {
         case let (old?, new?):
-            return (fromArgv(old, "-o"), fromArgv(new, "-p"))
+            return (try fromArgv(old, "-o"), try fromArgv(new, "-p"))
         case let (old?, nil):
-            return (fromArgv(old, "-o"), try SecretInput.readNewPassword(
+            return (try fromArgv(old, "-o"), try SecretInput.readNewPassword(
                 prompt: "New Password: ", confirmation: "Retype New Password: "))
         case let (nil, new?):
-            return (try SecretInput.read(prompt: "Old Password: ", piped: .firstLine), fromArgv(new, "-p"))
+            return (try SecretInput.read(prompt: "Old Password: ", piped: .firstLine), try fromArgv(new, "-p"))
         case (nil, nil):
             if Console.isTerminal(STDIN_FILENO) {
                 let old = try SecretInput.read(prompt: "Old Password: ")

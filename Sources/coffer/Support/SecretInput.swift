@@ -27,7 +27,7 @@ enum SecretInput {
         let all = try readToEnd(STDIN_FILENO)
         switch piped {
         case .whole: return all
-        case .firstLine: return firstLine(of: all)
+        case .firstLine: return try firstLine(of: all)
         }
     }
 
@@ -55,7 +55,7 @@ enum SecretInput {
     static func readPasswords(prompts: [String]) throws -> [SecretBytes] {
         if Console.isTerminal(STDIN_FILENO) { return try prompts.map { try readFromTerminal(prompt: $0) } }
         let all = try readToEnd(STDIN_FILENO)
-        let lines = lines(of: all, count: prompts.count)
+        let lines = try lines(of: all, count: prompts.count)
         guard lines.count == prompts.count else {
             throw CofferError(.cancelled, "stdin holds \(lines.count) line(s); \(prompts.count) password(s) needed")
         }
@@ -80,7 +80,7 @@ enum SecretInput {
             echo.restore()
             Console.write("\n", to: STDERR_FILENO)  // the user's Enter was not echoed
         }
-        var buffer = SecretBuffer()
+        var buffer = try SecretBuffer()
         var byte: UInt8 = 0
         while true {
             let count = Foundation.read(STDIN_FILENO, &byte, 1)
@@ -91,43 +91,43 @@ enum SecretInput {
                 break
             }
             if byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r") { break }
-            buffer.append(byte)
+            try buffer.append(byte)
         }
         byte = 0
-        return buffer.finish()
+        return try buffer.finish()
     }
 
     // MARK: - Pipes and files
 
     /// Reads a descriptor to its end into secure memory.
     static func readToEnd(_ descriptor: Int32) throws -> SecretBytes {
-        var buffer = SecretBuffer()
-        let chunk = SecretBytes(count: 4096)
+        var buffer = try SecretBuffer()
+        let chunk = try SecretBytes(count: 4096)
         while true {
             let count = chunk.withUnsafeMutableBytes { Foundation.read(descriptor, $0.baseAddress, $0.count) }
             if count < 0, errno == EINTR { continue }
             if count < 0 { throw CofferError(.ioError, "reading stdin failed: \(String(cString: strerror(errno)))") }
             if count == 0 { break }
-            chunk.withUnsafeBytes { buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+            try chunk.withUnsafeBytes { try buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: $0[..<count])) }
         }
-        return buffer.finish()
+        return try buffer.finish()
     }
 
     /// The bytes before the first `\n` (and a `\r` before it).
-    private static func firstLine(of secret: SecretBytes) -> SecretBytes {
-        lines(of: secret, count: 1).first ?? SecretBytes(count: 0)
+    private static func firstLine(of secret: SecretBytes) throws -> SecretBytes {
+        try lines(of: secret, count: 1).first ?? SecretBytes(count: 0)
     }
 
     /// Up to `count` lines, without their `\n` or `\r\n`; a last line without a newline counts.
-    private static func lines(of secret: SecretBytes, count: Int) -> [SecretBytes] {
-        secret.withUnsafeBytes { bytes in
+    private static func lines(of secret: SecretBytes, count: Int) throws -> [SecretBytes] {
+        try secret.withUnsafeBytes { bytes throws(CryptoError) in
             var lines: [SecretBytes] = []
             var start = 0
             while lines.count < count, start < bytes.count {
                 let newline = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.count
                 var end = newline
                 if end > start, bytes[end - 1] == UInt8(ascii: "\r") { end -= 1 }
-                lines.append(SecretBytes(copying: UnsafeRawBufferPointer(rebasing: bytes[start..<end])))
+                lines.append(try SecretBytes(copying: UnsafeRawBufferPointer(rebasing: bytes[start..<end])))
                 start = newline + 1
             }
             return lines
@@ -138,18 +138,22 @@ enum SecretInput {
 /// A growable buffer in secure memory: it doubles by copying into a fresh `SecretBytes`, so no secret byte ever
 /// sits in ordinary heap memory that is freed without being wiped.
 private struct SecretBuffer {
-    private var storage = SecretBytes(count: 256)
+    private var storage: SecretBytes
     private(set) var count = 0
 
-    mutating func append(_ byte: UInt8) {
-        withUnsafeBytes(of: byte) { append(contentsOf: $0) }
+    init() throws {
+        storage = try SecretBytes(count: 256)
     }
 
-    mutating func append(contentsOf bytes: UnsafeRawBufferPointer) {
+    mutating func append(_ byte: UInt8) throws {
+        try withUnsafeBytes(of: byte) { try append(contentsOf: $0) }
+    }
+
+    mutating func append(contentsOf bytes: UnsafeRawBufferPointer) throws {
         if count + bytes.count > storage.count {
             var capacity = storage.count
             while capacity < count + bytes.count { capacity *= 2 }
-            let grown = SecretBytes(count: capacity)
+            let grown = try SecretBytes(count: capacity)
             let used = count
             storage.withUnsafeBytes { old in
                 grown.withUnsafeMutableBytes { new in
@@ -166,8 +170,8 @@ private struct SecretBuffer {
     }
 
     /// The bytes appended so far, in a `SecretBytes` of exactly that size.
-    func finish() -> SecretBytes {
-        storage.withUnsafeBytes { SecretBytes(copying: UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+    func finish() throws -> SecretBytes {
+        try storage.withUnsafeBytes { try SecretBytes(copying: UnsafeRawBufferPointer(rebasing: $0[..<count])) }
     }
 }
 

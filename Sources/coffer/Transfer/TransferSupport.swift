@@ -5,27 +5,26 @@ import DBusWire
 import Foundation
 import KeyringFiles
 import SecretServiceClient
+import SecretStore
 
 enum TransferSupport {
     /// Keyring files and archives beyond this size are refused before reading (real ones are kilobytes).
     static let maximumFileSize = 256 << 20
 
-    /// Reads a whole input file.
-    /// - Throws: ``CofferError`` with ``ExitStatus/noInput`` when it is missing, unreadable or too large.
+    /// Reads a whole input file through one descriptor: what is parsed and verified is what was checked for size.
+    /// - Throws: ``CofferError`` with ``ExitStatus/noInput`` when it is missing, unreadable, not a regular file or
+    ///   too large.
     static func readFile(_ path: String) throws -> [UInt8] {
-        let attributes: [FileAttributeKey: Any]
         do {
-            attributes = try FileManager.default.attributesOfItem(atPath: path)
+            guard let bytes = try readWholeFile(path, limit: maximumFileSize) else {
+                throw CofferError(.noInput, "cannot read \(path): no such file or not accessible")
+            }
+            return bytes
+        } catch let error as CofferError {
+            throw error
         } catch {
-            throw CofferError(.noInput, "cannot read \(path): no such file or not accessible")
+            throw CofferError(.noInput, "cannot read \(path): \(error)")
         }
-        if let size = attributes[.size] as? Int, size > maximumFileSize {
-            throw CofferError(.noInput, "\(path) is larger than \(maximumFileSize >> 20) MiB; not a keyring file")
-        }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw CofferError(.noInput, "cannot read \(path)")
-        }
-        return [UInt8](data)
     }
 
     /// The collection to import into: `name` (an alias, label, id or path; created with that label when nothing

@@ -143,7 +143,7 @@ actor FuzzValidClient {
         guard dh else {
             return WireSecret(session: plainSession, parameters: [], value: secret, contentType: "text/plain").dbusValue
         }
-        let (iv, value) = try cipher.encrypt(SecretBytes(copying: secret))
+        let (iv, value) = try cipher.encrypt(try SecretBytes(copying: secret))
         return WireSecret(session: dhSession, parameters: iv, value: value, contentType: "text/plain").dbusValue
     }
 

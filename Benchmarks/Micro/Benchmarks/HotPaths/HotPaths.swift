@@ -33,7 +33,7 @@ func filledStore(_ count: Int, directory: String? = nil) async throws -> (Secret
     let collection: String
     if directory != nil {
         collection = try await store.createCollection(label: "bench", alias: "",
-                                                      password: SecretBytes(copying: Array("pw".utf8))).id
+                                                      password: try SecretBytes(copying: Array("pw".utf8))).id
     } else {
         collection = try await store.createCollection(label: "bench", inMemory: true).id
     }
@@ -41,7 +41,7 @@ func filledStore(_ count: Int, directory: String? = nil) async throws -> (Secret
         _ = try await store.createItem(
             in: collection, label: "bench item \(i)",
             attributes: ["bench": "coffer", "id": "\(i)", "group": "g\(i / 100)"],
-            secret: StoredSecret(value: SecretBytes(copying: Array("password-\(i)".utf8)), contentType: "text/plain"),
+            secret: StoredSecret(value: try SecretBytes(copying: Array("password-\(i)".utf8)), contentType: "text/plain"),
             replace: false)
     }
     return (store, collection)
@@ -76,7 +76,7 @@ let benchmarks: @Sendable () -> Void = {
     }, setup: { try MessageCodec.marshal(getSecretsReply(100)) })
 
     Benchmark("AES-256-GCM seal + open of one item secret", closure: { (benchmark: Benchmark, key: SecretBytes) in
-        let plaintext = SecretBytes(copying: Array("correct horse battery staple".utf8))
+        let plaintext = try! SecretBytes(copying: Array("correct horse battery staple".utf8))
         for _ in benchmark.scaledIterations {
             let nonce = SecureRandom.bytes(count: AES256GCM.nonceByteCount)
             guard let sealed = try? AES256GCM.seal(plaintext, key: key, nonce: nonce, associatedData: [1, 2, 3])
@@ -85,7 +85,7 @@ let benchmarks: @Sendable () -> Void = {
         }
     }, setup: {
         try SecretCrypto.initialize()
-        return SecureRandom.secretBytes(count: AES256GCM.keyByteCount)
+        return try SecureRandom.secretBytes(count: AES256GCM.keyByteCount)
     })
 
     for count in [100, 10_000] {
@@ -102,7 +102,7 @@ let benchmarks: @Sendable () -> Void = {
         (benchmark: Benchmark, state: (SecretStore, String)) async in
         let (store, collection) = state
         for i in benchmark.scaledIterations {
-            let secret = StoredSecret(value: SecretBytes(copying: Array("new-\(i)".utf8)), contentType: "text/plain")
+            let secret = StoredSecret(value: try! SecretBytes(copying: Array("new-\(i)".utf8)), contentType: "text/plain")
             blackHole(try? await store.createItem(in: collection, label: "new", attributes: ["new": "\(i)"],
                                                   secret: secret, replace: false))
         }
@@ -118,7 +118,7 @@ let benchmarks: @Sendable () -> Void = {
         let (store, collection) = state
         // The same password each time: the master key is replaced and every item sealed again all the same. The
         // key derivation is the cheap one of filledStore, so this measures the re-encryption and the rewrite.
-        let password = SecretBytes(copying: Array("pw".utf8))
+        let password = try! SecretBytes(copying: Array("pw".utf8))
         for _ in benchmark.scaledIterations {
             blackHole(try? await store.changePassword(of: collection, from: password, to: password))
         }
