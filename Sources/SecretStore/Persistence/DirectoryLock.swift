@@ -68,7 +68,14 @@ public final class DirectoryLock: Sendable {
         self.fd = fd
     }
 
-    deinit { if fd >= 0 { close(fd) } }
+    /// Unlocks before closing: a child process between its fork and its exec holds a copy of every descriptor,
+    /// and with it the lock, until the exec closes it; an explicit unlock frees the directory at once all the same.
+    deinit {
+        guard fd >= 0 else { return }
+        var request = Self.wholeFile(Int32(F_UNLCK))
+        _ = fcntl(fd, Self.setOFDLock, &request)
+        close(fd)
+    }
 
     /// Whether some open file holds the lock on `directory`, and the pid it recorded; `nil` when nobody holds it
     /// (or there is no lock file). Takes nothing: for `coffer doctor`.
