@@ -28,8 +28,7 @@ struct DepartingClientTests {
     @Test("clients that send OpenSession and Unlock and leave at once leave nothing behind; others are served")
     func nothingLeftBehind() async throws {
         try await TestBus.withPrivateBus { bus in
-            let daemon = try await DaemonHarness.start(.subprocess, on: bus,
-                                                       arguments: ["--kdf-iterations", "1", "--kdf-memory", "256"])
+            let daemon = try await DaemonHarness.start(.subprocess, on: bus, arguments: DaemonHarness.cheapKeyDerivation)
             do {
                 let honest = try await SecretService.connect(address: bus.address)
                 // Unlock makes a prompt only for a locked collection.

@@ -47,8 +47,7 @@ struct SecureMemoryBudgetTests {
     @Test("2,000 DH sessions: those past the budget get LimitsExceeded; the right password still unlocks and reads")
     func sessionsPastTheBudget() async throws {
         try await TestBus.withPrivateBus { bus in
-            let daemon = try await DaemonHarness.start(.subprocess, on: bus,
-                                                       arguments: ["--kdf-iterations", "1", "--kdf-memory", "256"])
+            let daemon = try await DaemonHarness.start(.subprocess, on: bus, arguments: DaemonHarness.cheapKeyDerivation)
             do {
                 let honest = try await SecretService.connect(address: bus.address)
                 // Read back after the flood: its plaintext, padded and unpadded, needs room in the pool.

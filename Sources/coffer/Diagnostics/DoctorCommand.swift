@@ -31,7 +31,7 @@ struct Doctor: CofferCommand {
             } else {
                 findings.append(.warning("provider", "\(process.name) (pid \(process.pid)) owns "
                     + "org.freedesktop.secrets, not cofferd", fix: "stop it (`kill \(process.pid)`) and keep it from "
-                    + "starting (see autostart/activation below), or run `cofferd --replace`"))
+                    + "starting (see autostart/activation below), or run `cofferd --replace` if it allows replacement"))
             }
         } else if probe.busFailure == nil {
             findings.append(probe.activatable
