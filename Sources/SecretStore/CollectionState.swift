@@ -51,6 +51,10 @@ final class CollectionState {
     var vault: SecretVault?
     var keys: CollectionKeys?
     var file: CollectionFile?
+    /// Set while the file is being rewritten off the store's thread (see ``SecretStore/compactIfWorthwhile(_:)``).
+    var isCompacting = false
+    /// Those who wait for the compaction to end before they touch the file.
+    var compactionWaiters: [CheckedContinuation<Void, Never>] = []
     /// ``UsageClock`` stamps of the last use and the last unlock, which auto-lock deadlines count from.
     var lastUsed: Duration = .zero
     var unlockedAt: Duration = .zero

@@ -79,11 +79,12 @@ extension SecretStore {
     /// directory is released for another store or process. The store answers reads of what it knew while locked
     /// and refuses writes afterwards. Without this the directory stays held until the store is deallocated, which
     /// an actor's last caller cannot time exactly.
-    public func close() {
+    public func close() async {
+        closed = true  // no compaction starts from now on
+        for id in collections.keys { await waitForCompaction(of: id) }
         for id in collections.keys where collections[id]?.file != nil { _ = try? setLocked(id, true) }
         ledger = nil
         directoryLock = nil
-        closed = true
     }
 
     /// The lines of the `generations` file that could not be used when it was read, described (never guessed at).
@@ -189,43 +190,6 @@ extension SecretStore {
             }
         } catch {
             throw .failed("the change could not be saved: \(error)")
-        }
-    }
-
-    /// Rewrites the file with only its live records once superseded ones dominate, so a file's size tracks its
-    /// contents. Costs one full write, amortised over at least as many appends.
-    func compactIfWorthwhile(_ id: String) {
-        guard let state = collections[id], let file = state.file, let keys = state.keys, let writer = file.writer,
-              let directory else { return }
-        let live = state.items.count + 2
-        guard file.recordCount > 256, file.recordCount > 2 * live else { return }
-        var records: [FileRecord] = [.keyWrap(file.keyWrap), .collection(label: state.label, modified: state.modified)]
-        for item in state.items.values.sorted(by: { $0.sequence < $1.sequence }) {
-            guard let meta = item.sealedMeta else { return }
-            records.append(.item(ItemRecord(id: item.id, sequence: item.sequence, tags: item.tags, meta: meta,
-                                            secret: item.secret)))
-        }
-        let first = writer.nextSequence
-        let last = first + UInt64(records.count) - 1
-        guard let encoded = try? Journal.encodeFile(header: file.header, records: records, firstSequence: first,
-                                                    key: keys.authentication)
-        else { return }
-        do {
-            try POSIXFile.replace(file.path, with: encoded.bytes, directory: directory)
-        } catch is DirectorySyncError {
-            // The compacted file is in place; continue with it.
-        } catch {
-            return  // the old file is untouched and its writer still valid; compaction is retried on a later write
-        }
-        do {
-            try ledger?.recordNow(id, last)
-            collections[id]?.file?.writer = JournalWriter(path: file.path, lastMAC: encoded.mac,
-                                                               nextSequence: last + 1, length: encoded.bytes.count)
-            collections[id]?.file?.recordCount = records.count
-        } catch {
-            // Without a writer for the new file no further change may be accepted: lock, so the next unlock
-            // re-reads and verifies what is on disk.
-            _ = try? setLocked(id, true)
         }
     }
 

@@ -70,6 +70,7 @@ extension SecretStore {
     public func createItem(in collection: String, label: String, attributes: [String: String],
                            secret: StoredSecret, replace: Bool) async throws(SecretServiceError)
         -> (id: String, created: Bool) {
+        await waitForCompaction(of: collection)
         try limits.check(label: label)
         try limits.check(attributes: attributes)
         try limits.check(secretByteCount: secret.value.count, contentType: secret.contentType)
@@ -104,6 +105,7 @@ extension SecretStore {
     /// Deletes an item.
     /// - Throws: `noSuchObject`, `isLocked`, `failed`.
     public func deleteItem(collection: String, item: String) async throws(SecretServiceError) {
+        await waitForCompaction(of: collection)
         let state = try unlockedState(of: collection)
         guard state.items[item] != nil else { throw .noSuchObject("no such item") }
         let pending = try persist(.delete(itemID: item), in: state)
@@ -134,6 +136,7 @@ extension SecretStore {
     /// Replaces an item's secret and content type.
     /// - Throws: `noSuchObject`, `isLocked`, `limitsExceeded`, `failed`.
     public func setSecret(collection: String, item: String, to secret: StoredSecret) async throws(SecretServiceError) {
+        await waitForCompaction(of: collection)
         try limits.check(secretByteCount: secret.value.count, contentType: secret.contentType)
         let replaced = collections[collection]?.items[item]?.secret.sealed.count ?? 0
         try limits.check(totalSecretBytes: storedSecretBytes(), adding: secret.value.count, removing: replaced)
@@ -147,6 +150,7 @@ extension SecretStore {
 
     private func modify(collection: String, item: String, changed: ItemProperty?,
                         _ change: (inout ItemMeta, inout SecretBytes?) -> Void) async throws(SecretServiceError) {
+        await waitForCompaction(of: collection)
         let state = try unlockedState(of: collection)
         guard let stored = state.items[item], var meta = stored.meta else { throw .noSuchObject("no such item") }
         var value: SecretBytes?

@@ -106,7 +106,7 @@ extension SecretStore {
     public nonisolated func unlock(_ id: String, password: SecretBytes, announcing: Bool = true) async
         throws(SecretServiceError) -> Bool {
         let (_, kek) = try await currentKeyEncryptionKey(of: id, password: password)
-        return try await finishUnlock(id, kek: kek, announcing: announcing)
+        return try await finishUnlockAfterCompaction(id, kek: kek, announcing: announcing)
     }
 
     /// The collection's current key wrap and the key-encryption key `password` gives for it. The Argon2id work runs
@@ -136,6 +136,13 @@ extension SecretStore {
     func keyWrap(of id: String) throws(SecretServiceError) -> KeyWrap {
         guard let wrap = try state(of: id).file?.keyWrap else { throw .invalidArgs("the collection has no password") }
         return wrap
+    }
+
+    /// ``finishUnlock(_:kek:announcing:)`` once no compaction is replacing the file it reads.
+    func finishUnlockAfterCompaction(_ id: String, kek: SecretBytes, announcing: Bool) async
+        throws(SecretServiceError) -> Bool {
+        await waitForCompaction(of: id)
+        return try finishUnlock(id, kek: kek, announcing: announcing)
     }
 
     func finishUnlock(_ id: String, kek: SecretBytes, announcing: Bool = true) throws(SecretServiceError) -> Bool {

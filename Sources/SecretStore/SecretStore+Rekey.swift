@@ -19,7 +19,8 @@ extension SecretStore {
     }
 
     func finishPasswordChange(_ id: String, oldKEK: SecretBytes, newKEK: SecretBytes, salt: [UInt8],
-                              parameters: Argon2idParameters) throws(SecretServiceError) -> Bool {
+                              parameters: Argon2idParameters) async throws(SecretServiceError) -> Bool {
+        await waitForCompaction(of: id)
         let wasLocked = try state(of: id).isLocked
         // Check the old password against the wrap itself: an unlocked collection would not ask for it otherwise.
         guard try KeyWrapping.unwrap(try keyWrap(of: id), kek: oldKEK, collectionID: id) != nil,

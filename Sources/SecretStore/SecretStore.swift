@@ -121,7 +121,8 @@ public actor SecretStore {
 
     /// Deletes a collection and every item in it; aliases pointing at it are removed.
     /// - Throws: ``SecretServiceError/noSuchObject(_:)``.
-    public func deleteCollection(_ id: String) throws(SecretServiceError) {
+    public func deleteCollection(_ id: String) async throws(SecretServiceError) {
+        await waitForCompaction(of: id)
         let state = try state(of: id)
         if let file = state.file { try removeFile(file, of: id) }
         collections[id] = nil
@@ -133,6 +134,7 @@ public actor SecretStore {
     /// Renames a collection.
     /// - Throws: `noSuchObject`, `isLocked`, `limitsExceeded`.
     public func setLabel(ofCollection id: String, to label: String) async throws(SecretServiceError) {
+        await waitForCompaction(of: id)
         try limits.check(label: label)
         let state = try unlockedState(of: id)
         guard state.label != label else { return }

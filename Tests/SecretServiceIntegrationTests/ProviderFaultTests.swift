@@ -23,14 +23,15 @@ struct ProviderFaultTests {
                                   encoding: .utf8)
         let cofferd = try DaemonHarness.executableURL()
         // dbus-daemon runs Exec with its own environment; `env` gives cofferd the scratch HOME.
+        let settings = try DaemonHarness.pinentrySettings(
+            at: bus.directory.appendingPathComponent("activated.pinentry-settings"),
+            ["COFFER_TEST_PINENTRY_PASSWORDS":
+                Array(repeating: DaemonHarness.testLoginPassword, count: 8).joined(separator: ",")])
         let environment = [
             "HOME=\(home.path)", "XDG_DATA_HOME=\(home.path)/.local/share", "XDG_CONFIG_HOME=\(home.path)/.config",
-            "XDG_RUNTIME_DIR=\(bus.directory.path)",
+            "XDG_RUNTIME_DIR=\(bus.directory.path)", "PINENTRY_USER_DATA=\(settings.path)",
         ].map { "'\($0)'" }.joined(separator: " ")
-        let pinentry = try DaemonHarness.scriptedPinentry(
-            at: bus.directory.appendingPathComponent("activated.pinentry"),
-            environment: ["COFFER_TEST_PINENTRY_PASSWORDS":
-                Array(repeating: DaemonHarness.testLoginPassword, count: 8).joined(separator: ",")]).path
+        let pinentry = DaemonHarness.scriptedPinentry().path
         let options = " --log-level debug --pinentry \(pinentry) " + DaemonHarness.cheapKeyDerivation.joined(separator: " ")
         var lines: [String] = []
         for line in template.split(separator: "\n", omittingEmptySubsequences: false) {

@@ -36,11 +36,12 @@ extension DaemonHarness {
             try? FileManager.default.removeItem(at: pinentryState)
             try? FileManager.default.removeItem(at: pinentryLog)
         }
-        let pinentry = try scriptedPinentry(
-            at: bus.directory.appendingPathComponent("\(logName).pinentry"),
-            environment: ["COFFER_TEST_PINENTRY_ANSWERS_FILE": answersFile.path,
-                          "COFFER_TEST_PINENTRY_STATE": pinentryState.path,
-                          "COFFER_TEST_PINENTRY_LOG": pinentryLog.path])
+        environment["PINENTRY_USER_DATA"] = try pinentrySettings(
+            at: bus.directory.appendingPathComponent("\(logName).pinentry-settings"),
+            ["COFFER_TEST_PINENTRY_ANSWERS_FILE": answersFile.path,
+             "COFFER_TEST_PINENTRY_STATE": pinentryState.path,
+             "COFFER_TEST_PINENTRY_LOG": pinentryLog.path]).path
+        let pinentry = scriptedPinentry()
         environment.merge(extraEnvironment) { $1 }
         let (logFile, logHandle, watcher) = try await prepareLaunch(on: bus, logName: logName)
 
@@ -209,22 +210,21 @@ extension DaemonHarness {
     }
 
     /// `Tests/Fixtures/pinentry-script`, found from this file's path.
-    static func scriptedPinentry(filePath: String = #filePath) -> URL {
+    public static func scriptedPinentry(filePath: String = #filePath) -> URL {
         URL(fileURLWithPath: filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Fixtures/pinentry-script")
     }
 
-    /// Writes an executable at `url` that runs the scripted pinentry with `environment` added to its own.
+    /// Writes the scripted pinentry's settings to `url`, for cofferd's environment as `PINENTRY_USER_DATA`.
     ///
-    /// cofferd hands a pinentry only the display, terminal and locale variables of its environment, so the
-    /// script's settings travel in this wrapper instead.
-    public static func scriptedPinentry(at url: URL, environment: [String: String]) throws -> URL {
+    /// cofferd hands a pinentry only the display, terminal and locale variables of its environment, and
+    /// `PINENTRY_USER_DATA`; the script reads its settings from the file that variable names. A file to read, not
+    /// a wrapper to run: an executable written while another thread spawns a process may be held open for writing
+    /// by that child and then refuse to start.
+    public static func pinentrySettings(at url: URL, _ settings: [String: String]) throws -> URL {
         func quoted(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: #"'\''"#) + "'" }
-        let assignments = environment.sorted { $0.key < $1.key }.map { "\($0.key)=\(quoted($0.value))" }
-        let script = "#!/bin/sh\nexport " + assignments.joined(separator: " ") + "\nexec "
-            + quoted(scriptedPinentry().path) + " \"$@\"\n"
-        try Data(script.utf8).write(to: url)
-        guard chmod(url.path, 0o755) == 0 else { throw StartError("cannot make \(url.path) executable") }
+        let lines = settings.sorted { $0.key < $1.key }.map { "\($0.key)=\(quoted($0.value))\n" }
+        try Data(lines.joined().utf8).write(to: url)
         return url
     }
 

@@ -10,18 +10,56 @@ import Synchronization
 import Testing
 
 /// Syncs for real, but while ``hold()`` is in force keeps each request until ``release(result:)``, announcing it on
-/// ``held``: a disk as slow as a test needs it to be.
+/// ``held``; whole-file replacements likewise with ``holdReplacements()``, ``heldReplacements`` and
+/// ``releaseReplacements()``: a disk as slow as a test needs it to be.
 final class HeldSyncer: FileSyncing {
     private struct State {
         var holding = false
         var waiting: [(fd: Int32, done: CheckedContinuation<Int32, Never>)] = []
+        var holdingReplacements = false
+        var replacements: [(path: String, bytes: [UInt8], directory: String,
+                            done: CheckedContinuation<ReplaceOutcome, Never>)] = []
     }
 
     private let state = Mutex(State())
     let held: AsyncStream<Void>
     private let heldSink: AsyncStream<Void>.Continuation
 
-    init() { (held, heldSink) = AsyncStream.makeStream() }
+    let heldReplacements: AsyncStream<Void>
+    private let heldReplacementSink: AsyncStream<Void>.Continuation
+
+    init() {
+        (held, heldSink) = AsyncStream.makeStream()
+        (heldReplacements, heldReplacementSink) = AsyncStream.makeStream()
+    }
+
+    func holdReplacements() { state.withLock { $0.holdingReplacements = true } }
+
+    /// Carries out every held replacement and stops holding them.
+    func releaseReplacements() {
+        let waiting = state.withLock { state in
+            state.holdingReplacements = false
+            defer { state.replacements = [] }
+            return state.replacements
+        }
+        for request in waiting {
+            request.done.resume(returning: .replacing(request.path, with: request.bytes, directory: request.directory))
+        }
+    }
+
+    func replace(_ path: String, with bytes: [UInt8], directory: String) async -> ReplaceOutcome {
+        await withCheckedContinuation { done in
+            let holding = state.withLock { state in
+                if state.holdingReplacements { state.replacements.append((path, bytes, directory, done)) }
+                return state.holdingReplacements
+            }
+            if holding {
+                heldReplacementSink.yield()
+            } else {
+                done.resume(returning: .replacing(path, with: bytes, directory: directory))
+            }
+        }
+    }
 
     func hold() { state.withLock { $0.holding = true } }
 
@@ -99,6 +137,43 @@ struct DurableWriteTests {
         let restarted = try await dir.store()
         #expect(try await restarted.unlock("t", password: password("pw")))
         #expect(try await restarted.search(in: "t", [:]).count == 2)
+    }
+
+    @Test("while a compaction rewrites the file, lookups are answered; writes wait for the new file, then land in it")
+    func compactionOffTheStoresThread() async throws {
+        let dir = try ScratchDirectory()
+        let syncer = HeldSyncer()
+        let store = try await Self.store(in: dir, syncer: syncer)
+        syncer.holdReplacements()
+        // Rewrite one item until superseded records dominate and a compaction starts.
+        var round = 0
+        while await !store.collectionIsCompacting("t") {
+            round += 1
+            try #require(round <= 1_000, "no compaction started")
+            try await store.setSecret(collection: "t", item: "1", to: secret("v\(round)"))
+        }
+        var replacements = syncer.heldReplacements.makeAsyncIterator()
+        _ = await replacements.next()  // the new file is encoded and waits to be written
+        // The store answers reads while the new file waits to be written.
+        #expect(String(decoding: try await store.secret(collection: "t", item: "1").value.copyBytes(), as: UTF8.self)
+            == "v\(round)")
+        #expect(try await store.search(in: "t", ["k": "1"]) == ["1"])
+        // A write waits for the compaction, then goes into the new file.
+        let acknowledged = Acknowledgement()
+        let write = Task {
+            try await store.setSecret(collection: "t", item: "1", to: secret("after"))
+            acknowledged.raise()
+        }
+        #expect(!acknowledged.isRaised, "a write went ahead during the compaction")
+        syncer.releaseReplacements()
+        try await write.value
+        await store.close()
+        let restarted = try await dir.store()
+        #expect(try await restarted.unlock("t", password: password("pw")))
+        #expect(String(decoding: try await restarted.secret(collection: "t", item: "1").value.copyBytes(),
+                       as: UTF8.self) == "after")
+        let size = try #require(FileManager.default.attributesOfItem(atPath: dir.file("t"))[.size] as? Int)
+        #expect(size < 10_000, "the file was not compacted (\(size) bytes)")
     }
 
     @Test("a failed sync fails the write and locks the collection; the next unlock reads what the file holds")

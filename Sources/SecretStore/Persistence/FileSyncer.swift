@@ -6,10 +6,36 @@ import Glibc
 #endif
 import Dispatch
 
-/// What the store needs of durability: a file synced (and its descriptor closed) without blocking the caller.
+/// What the store needs of the disk without blocking its own thread: a file synced (and its descriptor closed), or a
+/// whole file replaced atomically.
 protocol FileSyncing: Sendable {
     /// Syncs the file `fd` refers to and closes `fd`; returns 0 or the `errno` of a failed fsync.
     func sync(_ fd: Int32) async -> Int32
+
+    /// Replaces `path` with `bytes` as ``POSIXFile/replace(_:with:directory:)`` does.
+    func replace(_ path: String, with bytes: [UInt8], directory: String) async -> ReplaceOutcome
+}
+
+/// How an atomic replacement of a file went.
+enum ReplaceOutcome: Sendable, Equatable {
+    /// The new file is in place and its rename durable.
+    case replaced
+    /// The new file is in place, but syncing the directory failed: the rename may not survive a crash.
+    case replacedUnsynced(String)
+    /// Nothing changed: the old file is in place; the text gives the system's reason.
+    case failed(String)
+
+    /// Does the replacement now, on the calling thread.
+    static func replacing(_ path: String, with bytes: [UInt8], directory: String) -> ReplaceOutcome {
+        do {
+            try POSIXFile.replace(path, with: bytes, directory: directory)
+            return .replaced
+        } catch let error as DirectorySyncError {
+            return .replacedUnsynced("\(error)")
+        } catch {
+            return .failed("\(error)")
+        }
+    }
 }
 
 /// Makes appended bytes durable without blocking the thread the store runs on. cofferd runs the store on the bus
@@ -21,6 +47,8 @@ protocol FileSyncing: Sendable {
 final class FileSyncer: FileSyncing, @unchecked Sendable {
     // @unchecked: `queued` and `roundScheduled` are touched only on `queue`, a serial queue, their one owner.
     private let queue = DispatchQueue(label: "coffer.fsync", qos: .userInitiated)
+    /// Whole-file writes (compactions) go here, so a long one does not hold up other files' syncs.
+    private let bulk = DispatchQueue(label: "coffer.replace", qos: .utility)
     private var queued: [(fd: Int32, done: CheckedContinuation<Int32, Never>)] = []
     private var roundScheduled = false
 
@@ -34,6 +62,12 @@ final class FileSyncer: FileSyncing, @unchecked Sendable {
                 roundScheduled = true
                 queue.async { [self] in round() }
             }
+        }
+    }
+
+    func replace(_ path: String, with bytes: [UInt8], directory: String) async -> ReplaceOutcome {
+        await withCheckedContinuation { done in
+            bulk.async { done.resume(returning: .replacing(path, with: bytes, directory: directory)) }
         }
     }
 
