@@ -76,7 +76,8 @@ extension ConnectionCore {
         dbus_pending_call_unref(call.pointer)
         guard let reply else { return call.resume(with: .failure(TransportError.disconnected)) }
         let owned = LibDBusMessage(adopting: reply)
-        guard fitsSizeLimit(reply) else {
+        // Measured through `owned`, which holds the only reference: the bare pointer would outlive it.
+        guard withExtendedLifetime(owned, { fitsSizeLimit(owned.pointer) }) else {
             let detail = "the reply's body is larger than \(maximumIncomingBodySize) bytes"
             return call.resume(with: .failure(TransportError.invalidMessage.with(detail: detail)))
         }

@@ -10,7 +10,8 @@ import Testing
 struct SizeLimitTests {
     static func measure(_ body: [DBusValue]) throws -> Int {
         let message = Message.methodCall(destination: nil, path: "/o", interface: nil, member: "M", body: body)
-        return MessageBodySize.of(try MessageEncoder.encode(message).pointer, limit: .max)
+        let encoded = try MessageEncoder.encode(message)
+        return withExtendedLifetime(encoded) { MessageBodySize.of(encoded.pointer, limit: .max) }
     }
 
     @Test("bodies are measured from the wire form: arrays by their length prefix, the rest value by value")
@@ -28,8 +29,10 @@ struct SizeLimitTests {
         let message = Message.methodCall(destination: nil, path: "/o", interface: nil, member: "M",
                                          body: Array(repeating: .bytes(Array(repeating: 0, count: 100)), count: 50))
         let encoded = try MessageEncoder.encode(message)
-        #expect(MessageBodySize.of(encoded.pointer, limit: .max) == 50 * 104)
-        #expect(MessageBodySize.of(encoded.pointer, limit: 300) == 3 * 104)
+        withExtendedLifetime(encoded) {
+            #expect(MessageBodySize.of(encoded.pointer, limit: .max) == 50 * 104)
+            #expect(MessageBodySize.of(encoded.pointer, limit: 300) == 3 * 104)
+        }
     }
 
     @Test("the default limit is the protocol's, and the limit can be changed")
