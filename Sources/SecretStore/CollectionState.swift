@@ -41,7 +41,10 @@ final class CollectionState {
     var created: UInt64
     var modified: UInt64
     var isLocked = false
-    var items: [String: StoredItem] = [:]
+    /// Changed only through ``insert(_:)`` and ``remove(_:)``, which keep ``sealedSecretBytes`` in step.
+    private(set) var items: [String: StoredItem] = [:]
+    /// The sealed secrets' sizes added up, kept as items come and go so the store-wide limit costs nothing per write.
+    private(set) var sealedSecretBytes = 0
     var nextSequence: UInt64 = 1
     /// Clear attribute index; empty while locked.
     var index = AttributeIndex()
@@ -100,15 +103,25 @@ final class CollectionState {
     }
 
     func insert(_ item: StoredItem) {
-        if let old = items[item.id] { unindex(old) }
+        if let old = items[item.id] {
+            unindex(old)
+            sealedSecretBytes -= old.secret.sealed.count
+        }
         items[item.id] = item
+        sealedSecretBytes += item.secret.sealed.count
         if let meta = item.meta { index.insert(item.id, attributes: meta.attributes) }
         tagIndex.insert(item.id, tags: item.tags)
+    }
+
+    /// Drops every item's clear metadata (a lock); sealed data, tags and sizes stay.
+    func forgetMetadata() {
+        for id in items.keys { items[id]?.meta = nil }
     }
 
     @discardableResult
     func remove(_ itemID: String) -> StoredItem? {
         guard let item = items.removeValue(forKey: itemID) else { return nil }
+        sealedSecretBytes -= item.secret.sealed.count
         unindex(item)
         return item
     }

@@ -7,9 +7,7 @@ extension SecretStore {
     /// Secret bytes held in every collection, as stored (sealed, so a little more than the plaintext). Summed on
     /// demand rather than kept as a running count, so no write path can let a counter drift from the items.
     func storedSecretBytes() -> Int {
-        collections.values.reduce(0) { total, state in
-            state.items.values.reduce(total) { $0 + $1.secret.sealed.count }
-        }
+        collections.values.reduce(0) { $0 + $1.sealedSecretBytes }
     }
 
     /// Checks that one more collection fits; files that failed to open count too, since their names stay taken.

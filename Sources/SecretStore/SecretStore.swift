@@ -164,7 +164,7 @@ public actor SecretStore {
             state.keys = nil
             state.file?.writer = nil
             state.index = AttributeIndex()
-            for itemID in state.items.keys { state.items[itemID]?.meta = nil }
+            state.forgetMetadata()
         }
         collections[id] = state
         if !locked { markUnlocked(id) }
