@@ -46,46 +46,39 @@ struct SecureMemoryBudgetTests {
 
     @Test("2,000 DH sessions: those past the budget get LimitsExceeded; the right password still unlocks and reads")
     func sessionsPastTheBudget() async throws {
-        try await TestBus.withPrivateBus { bus in
-            let daemon = try await DaemonHarness.start(.subprocess, on: bus, arguments: DaemonHarness.cheapKeyDerivation)
-            do {
-                let honest = try await SecretService.connect(address: bus.address)
-                // Read back after the flood: its plaintext, padded and unpadded, needs room in the pool.
-                let value = String(repeating: "budget ", count: 4096)
-                let item = try await honest.createItem(in: Self.login, label: "kept", attributes: ["budget": "1"],
-                                                       secret: secret(value), replace: false)
-                _ = try await honest.lock([Self.login])
-                let publicKey = try DHKeyPair().publicKey
-                let address = bus.address
-                let results = try await withThrowingTaskGroup(of: (opened: Int, refused: Int, connection: Connection).self) {
-                    group in
-                    for _ in 0..<Self.connections {
-                        group.addTask { try await Self.openSessions(Self.sessionsEach, on: address, publicKey: publicKey) }
-                    }
-                    return try await group.reduce(into: []) { $0.append($1) }
+        try await withCofferd { env, daemon in
+            let bus = env.bus
+            let honest = try await SecretService.connect(address: bus.address)
+            // Read back after the flood: its plaintext, padded and unpadded, needs room in the pool.
+            let value = String(repeating: "budget ", count: 4096)
+            let item = try await honest.createItem(in: Self.login, label: "kept", attributes: ["budget": "1"],
+                                                   secret: secret(value), replace: false)
+            _ = try await honest.lock([Self.login])
+            let publicKey = try DHKeyPair().publicKey
+            let address = bus.address
+            let results = try await withThrowingTaskGroup(of: (opened: Int, refused: Int, connection: Connection).self) {
+                group in
+                for _ in 0..<Self.connections {
+                    group.addTask { try await Self.openSessions(Self.sessionsEach, on: address, publicKey: publicKey) }
                 }
-                let opened = results.map(\.opened).reduce(0, +)
-                let refused = results.map(\.refused).reduce(0, +)
-                #expect(opened > 100 && refused > 0 && opened + refused == Self.connections * Self.sessionsEach,
-                        "opened \(opened), refused \(refused)")
-
-                // The reserve serves the key derivation and the unwrapping: a wrong password is still wrong, the
-                // right one unlocks.
-                let wrong = await #expect(throws: DBusError.self) {
-                    try await Self.masterPasswordCall(honest, "UnlockWithMasterPassword", "not the password")
-                }
-                #expect(wrong?.name == SecretErrorNames.denied)
-                try await Self.masterPasswordCall(honest, "UnlockWithMasterPassword", DaemonHarness.testLoginPassword)
-                #expect(try await honest.collectionProperties(Self.login).locked == false)
-                #expect(try await honest.secret(of: item).text == value)
-                for result in results { await result.connection.close() }
-                await honest.close()
-            } catch {
-                await daemon.kill()
-                throw error
+                return try await group.reduce(into: []) { $0.append($1) }
             }
-            let exit = await daemon.stop()
-            #expect(exit == .exited(0), "cofferd \(exit); log:\n\(daemon.log())")
+            let opened = results.map(\.opened).reduce(0, +)
+            let refused = results.map(\.refused).reduce(0, +)
+            #expect(opened > 100 && refused > 0 && opened + refused == Self.connections * Self.sessionsEach,
+                    "opened \(opened), refused \(refused)")
+
+            // The reserve serves the key derivation and the unwrapping: a wrong password is still wrong, the
+            // right one unlocks.
+            let wrong = await #expect(throws: DBusError.self) {
+                try await Self.masterPasswordCall(honest, "UnlockWithMasterPassword", "not the password")
+            }
+            #expect(wrong?.name == SecretErrorNames.denied)
+            try await Self.masterPasswordCall(honest, "UnlockWithMasterPassword", DaemonHarness.testLoginPassword)
+            #expect(try await honest.collectionProperties(Self.login).locked == false)
+            #expect(try await honest.secret(of: item).text == value)
+            for result in results { await result.connection.close() }
+            await honest.close()
         }
     }
 }
