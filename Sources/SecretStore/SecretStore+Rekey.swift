@@ -63,10 +63,11 @@ extension SecretStore {
                 guard let meta = old.meta else { throw StorageError(message: "item metadata is not loaded") }
                 var item = old
                 item.secret = try vault.sealSecret(try oldVault.openSecret(old.secret, item: old.id), item: old.id)
-                item.sealedMeta = try vault.sealMeta(meta, item: old.id)
+                let sealedMeta = try vault.sealMeta(meta, item: old.id)
+                item.sealedMeta = sealedMeta
                 item.tags = AttributeTags.tags(for: meta.attributes, indexKey: indexKey)
                 records.append(.item(ItemRecord(id: item.id, sequence: item.sequence, tags: item.tags,
-                                                meta: item.sealedMeta!, secret: item.secret)))
+                                                meta: sealedMeta, secret: item.secret)))
                 items.append(item)
             }
             lastSequence = writer.nextSequence + UInt64(records.count) - 1
