@@ -13,7 +13,7 @@ struct CollectionDeleteTests {
     @Test("Delete of a locked login answers with an unlock prompt; dismissed keeps the file, unlocked deletes it")
     func lockedDeleteNeedsThePassword() async throws {
         try await withDaemonSequence { daemons in
-            let daemon = try await daemons.start(DaemonSequence.options(
+            _ = try await daemons.start(DaemonSequence.options(
                 "delete", pinentryAnswers: ["CANCEL", DaemonHarness.testLoginPassword]))
             let login = DaemonSequence.loginPath
             let file = daemons.collectionFile("login").path
@@ -31,7 +31,6 @@ struct CollectionDeleteTests {
                 #expect(!FileManager.default.fileExists(atPath: file))
                 #expect(try await !client.collections().contains(login))
             }
-            _ = daemon
             await daemons.stop()
         }
     }

@@ -50,7 +50,7 @@ struct DataDirectoryLockTests {
 struct DoctorDirectoryLockTests {
     @Test("doctor on a bus without that cofferd names the holder's pid as an error")
     func doctorSeesTheHolder() async throws {
-        try await withCofferd { env, holder in
+        try await withCofferd { _, holder in
             try await TestBus.withPrivateBus { other in
                 // Another bus (no provider there), the same data directory.
                 let doctor = try await CofferCLI(bus: other).run(["doctor"], environment: [
@@ -60,7 +60,6 @@ struct DoctorDirectoryLockTests {
                 #expect(doctor.text.contains("is held by another cofferd (pid \(holder.processID ?? -1))"),
                         "\(doctor.text)")
             }
-            _ = env
         }
     }
 }

@@ -158,13 +158,11 @@ struct DurableWriteTests {
         #expect(String(decoding: try await store.secret(collection: "t", item: "1").value.copyBytes(), as: UTF8.self)
             == "v\(round)")
         #expect(try await store.search(in: "t", ["k": "1"]) == ["1"])
-        // A write waits for the compaction, then goes into the new file.
-        let acknowledged = Acknowledgement()
+        // A write made now must wait for the compaction: one that went into the old file would be lost when the new
+        // file, written from a snapshot taken before it, replaces the old one; the restart below would show it.
         let write = Task {
             try await store.setSecret(collection: "t", item: "1", to: secret("after"))
-            acknowledged.raise()
         }
-        #expect(!acknowledged.isRaised, "a write went ahead during the compaction")
         syncer.releaseReplacements()
         try await write.value
         await store.close()
