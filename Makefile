@@ -5,8 +5,8 @@
 #   make test      install system packages (test clients included) and run the whole test suite
 #   make install   install cofferd, coffer (with man page and bash/zsh/fish completions), the D-Bus activation file
 #                  and the systemd user unit under PREFIX (DESTDIR for staging; CONFIGURATION=debug for a quick try)
-#   make fuzz / test-asan / test-tsan / reliability   hostile input and sanitizers (README "Reliability")
-#   make bench     the side-by-side benchmark (README "Performance")
+#   make fuzz / test-asan / test-tsan / reliability   hostile input and sanitizers (docs/RELIABILITY.md)
+#   make bench     the side-by-side benchmark (docs/PERFORMANCE.md)
 
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
@@ -73,7 +73,7 @@ test: setup-test
 	COFFER_TEST_LOG_ARCHIVE="$(TEST_LOG_ARCHIVE)" COFFER_HYGIENE_SCAN=1 \
 	  swift test --skip-build --filter 'SecretsHygieneTests/wholeRunLeaksNothing'
 
-# The fault-injection and secrets figures of README.md's reliability section. COFFER_KILL_POINTS=10000 (and
+# The fault-injection and secrets figures of docs/RELIABILITY.md. COFFER_KILL_POINTS=10000 (and
 # COFFER_KILL_SEED=<seed> to replay a run) gives the longer mode.
 reliability-faults: setup-test
 	swift build --build-tests
@@ -114,7 +114,7 @@ verify-unit:
 clean:
 	swift package clean
 
-# The side-by-side benchmark (README, "Performance"): cofferd (release), gnome-keyring and a null provider, each on a
+# The side-by-side benchmark (docs/PERFORMANCE.md): cofferd (release), gnome-keyring and a null provider, each on a
 # private bus, driven by one C client. `make bench BENCH_MODE=quick` is a one-minute smoke run; BENCH_ARGS passes
 # more runner options (--sizes, --rounds, --providers, --json FILE).
 BENCH_PACKAGES = gcc libc6-dev python3 gnome-keyring
@@ -128,7 +128,7 @@ bench: setup
 	python3 Benchmarks/run.py --cofferd "$$(swift build -c release --show-bin-path)/cofferd" \
 	  $(if $(filter quick,$(BENCH_MODE)),--quick) $(BENCH_ARGS)
 
-# Hostile input and memory errors (README "Reliability"). The sanitizer and fuzzer runtimes come with the Swift
+# Hostile input and memory errors (docs/RELIABILITY.md). The sanitizer and fuzzer runtimes come with the Swift
 # toolchain; the builds use their own scratch paths, so the tests start the cofferd built the same way.
 FUZZ_TARGETS ?= collection-file dbus-message keyring-import
 FUZZ_SECONDS ?= 60

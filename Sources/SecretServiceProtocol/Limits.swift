@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The size limits the provider enforces, so hostile or buggy clients get an error instead of exhausting memory.
 
-/// Limits on what one item, one collection and the whole store may hold. Documented in the README; exceeding one
+/// Limits on what one item, one collection and the whole store may hold. Documented in docs/DAEMON.md, "Limits"; exceeding one
 /// yields `LimitsExceeded`.
 public struct ItemLimits: Sendable, Hashable {
     /// Largest secret value, in bytes (plaintext).

@@ -13,7 +13,7 @@ extension Duration {
 
 @Suite("Configuration file")
 struct ConfigFileTests {
-    /// The example in README.md, "Configuration".
+    /// The example in docs/CONFIGURATION.md.
     static let documented = """
         # comments and blank lines are ignored
         [daemon]                     # settings of cofferd itself
