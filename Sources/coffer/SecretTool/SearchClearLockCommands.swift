@@ -81,7 +81,9 @@ struct Clear: CofferCommand {
 
 struct Lock: CofferCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Lock a collection, or every collection without --collection (secret-tool compatible).")
+        abstract: "Lock a collection, or every collection without --collection (secret-tool compatible).",
+        discussion: "Without --collection the in-memory 'session' collection is left unlocked, as gnome-keyring "
+            + "leaves it; --collection=session locks it (on cofferd it then unlocks only through an approval prompt).")
 
     @Option(help: "The collection: alias, label, id or object path.")
     var collection: String?
@@ -90,7 +92,7 @@ struct Lock: CofferCommand {
     func execute() async throws {
         try await ProviderConnection.with { service in
             let targets = if let collection { [try await service.resolveCollection(collection)] } else {
-                try await service.collections()
+                try await service.collectionsToLockAll()
             }
             let locked = try await service.lock(targets)
             if output.json { try JSONOutput.print(["locked": locked.map(\.rawValue)]) }
