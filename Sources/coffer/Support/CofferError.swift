@@ -124,6 +124,7 @@ struct KeychainStatusError: Error, Sendable {
         case errSecInteractionNotAllowed, errSecInteractionRequired: .locked
         case errSecAuthFailed: .authenticationFailed
         case errSecNoSuchKeychain, errSecNoDefaultKeychain: .noSuchKeychain
+        case errSecDuplicateKeychain: .duplicateKeychain
         case errSecNotAvailable, errSecServiceNotAvailable: .noProvider
         case errSecParam: .badArguments
         case errSecUnimplemented: .unsupported
