@@ -27,7 +27,7 @@ struct Status: CofferCommand {
     func execute() async throws {
         let (probe, connection) = await ProviderProbe.run()
         guard let connection, probe.busFailure == nil else {
-            throw CofferError(.noProvider, "cannot reach the session bus: \(probe.busFailure ?? "unknown failure")")
+            throw CofferError.noBus(probe.busFailure ?? "unknown failure")
         }
         var report = Report(bus: probe.busAddress, owner: probe.owner, process: probe.process,
                             activatable: probe.activatable, dataDirectory: probe.process?.dataDirectory, files: [],
@@ -48,7 +48,11 @@ struct Status: CofferCommand {
             await connection.close()
         }
         if output.json { try JSONOutput.print(report) } else { printText(report) }
-        if probe.owner == nil { throw ExitCode(ExitStatus.noProvider.rawValue) }
+        if probe.owner == nil {
+            // The report went to stdout; the failure line is the one every other verb prints for it.
+            if !probe.activatable { throw CofferError.noProvider }
+            throw ExitCode(ExitStatus.noProvider.rawValue)
+        }
     }
 
     private func printText(_ report: Report) {

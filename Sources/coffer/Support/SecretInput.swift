@@ -119,7 +119,7 @@ enum SecretInput {
     }
 
     /// Up to `count` lines, without their `\n` or `\r\n`; a last line without a newline counts.
-    private static func lines(of secret: SecretBytes, count: Int) throws -> [SecretBytes] {
+    static func lines(of secret: SecretBytes, count: Int) throws -> [SecretBytes] {
         try secret.withUnsafeBytes { bytes throws(CryptoError) in
             var lines: [SecretBytes] = []
             var start = 0

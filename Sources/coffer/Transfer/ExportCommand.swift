@@ -23,7 +23,8 @@ struct ExportCollection: CofferCommand {
             Every item of the collection (label, attributes, secret, content type, times) is sealed with \
             AES-256-GCM under a key derived from a passphrase with Argon2id; the format is described in \
             Sources/KeyringFiles/ARCHIVE.md. The passphrase is read twice from a prompt that does not echo, or \
-            from the first line of stdin when stdin is not a terminal. `coffer restore` reads the archive back.
+            from the first line of stdin when stdin is not a terminal. `coffer restore` reads the archive back. \
+            A checksum at the end lets it tell a damaged archive (exit 65) from a wrong passphrase (exit 51).
             """)
 
     @Option(name: .long, help: "The collection to export (alias, label or id). Default: the default collection.")
