@@ -73,7 +73,7 @@ let package = Package(
 
         // MARK: - Executables
         .executableTarget(
-            name: "cofferd", dependencies: ["SecretServiceDaemon", "SecretCrypto", "CHardening", argumentParser, log, lifecycle, unixSignals], swiftSettings: strict),
+            name: "cofferd", dependencies: ["SecretServiceDaemon", "SecretStore", "SecretCrypto", "CHardening", argumentParser, log, lifecycle, unixSignals], swiftSettings: strict),
         .executableTarget(
             name: "coffer",
             dependencies: [

@@ -20,6 +20,9 @@ public struct DaemonConfiguration: Sendable {
     public var dataDirectory: String?
     /// The login password given at start (`--unlock`): unlocks the `login` collection, creating it on first start.
     public var loginPassword: SecretBytes?
+    /// Where the login channel's socket goes (`$XDG_RUNTIME_DIR/coffer`); `nil` runs without it. The PAM module
+    /// hands the login password over it (docs/PAM.md).
+    public var loginChannelDirectory: String?
     /// Argon2id cost for new passwords.
     public var keyDerivation: Argon2idParameters
     /// Which collections lock themselves after idle or unlocked time; off unless the configuration file says so.
@@ -28,7 +31,7 @@ public struct DaemonConfiguration: Sendable {
     public init(busAddress: String? = nil, replace: Bool = false, allowReplacement: Bool = false,
                 prompter: any Prompter = FixedPrompter.autoAccept,
                 clientLimits: ClientLimits = .default, dataDirectory: String? = nil, loginPassword: SecretBytes? = nil,
-                keyDerivation: Argon2idParameters = .default, autoLock: AutoLockPolicy = .off) {
+                loginChannelDirectory: String? = nil, keyDerivation: Argon2idParameters = .default, autoLock: AutoLockPolicy = .off) {
         self.busAddress = busAddress
         self.replace = replace
         self.allowReplacement = allowReplacement
@@ -36,6 +39,7 @@ public struct DaemonConfiguration: Sendable {
         self.clientLimits = clientLimits
         self.dataDirectory = dataDirectory
         self.loginPassword = loginPassword
+        self.loginChannelDirectory = loginChannelDirectory
         self.keyDerivation = keyDerivation
         self.autoLock = autoLock
     }

@@ -12,8 +12,8 @@ public import SecretStore
 
 /// Runs the Secret Service on a bus until the connection drops, the name is taken over, or graceful shutdown.
 public final class SecretServiceDaemon: Service {
-    private let configuration: DaemonConfiguration
-    private let logger: Logger
+    let configuration: DaemonConfiguration
+    let logger: Logger
     /// The state owner, exposed so an embedding process (tests, tools) can inspect it.
     public let store: SecretStore
     private let ready: AsyncStream<String>.Continuation
@@ -40,6 +40,9 @@ public final class SecretServiceDaemon: Service {
             guard configuration.replace else { throw DaemonError.dataDirectoryInUse("\(error)") }
             handover = error
         }
+        // Bound before the bus, so a PAM session that starts while this daemon loads finds the socket rather than
+        // starting a second cofferd; requests wait in it until the collections are loaded.
+        let loginChannel = openLoginChannel()
         let connection = try await connect()
         // A call past the argument limit is refused before it is decoded, which costs several times a body's size.
         // The margin covers the alignment padding the router's count leaves out.
@@ -69,11 +72,15 @@ public final class SecretServiceDaemon: Service {
                                             logger: logger)
                 background.addTask { await autoLocker.run() }
             }
+            if let loginChannel {
+                background.addTask { await self.serveLoginChannel(loginChannel) }
+            }
             await self.serve(router: router, connection: connection)
             await connection.close()
             background.cancelAll()
         }
         }
+        loginChannel?.close()
         // Release the data directory now: a successor (--replace, or a restart in the same process) may be waiting.
         await store.close()
         logger.info("stopped")
@@ -209,28 +216,14 @@ public final class SecretServiceDaemon: Service {
         }
         let session = SecretServiceNames.sessionCollection
         _ = try await store.createCollection(label: "Session", alias: session, inMemory: true, preferredID: session)
-        let login = "login"
+        let login = LoginKeyring.collectionID
         if let password = configuration.loginPassword {
             // Nothing needs the password after this: wipe it rather than keep it readable in memory for the
             // daemon's whole life (the configuration, and so the SecretBytes, live as long as the daemon).
             defer { password.wipe() }
-            if await store.collectionIDs().contains(login) {
-                do {
-                    // Not announced: the name is not claimed yet, so no client can hold a proxy, and 10,000 items
-                    // would mean 40,000 signals delaying the first answers by seconds.
-                    if try await !store.unlock(login, password: password, announcing: false) {
-                        logger.error("the password given with --unlock does not unlock the login collection")
-                    }
-                } catch {
-                    // The file failed verification; the store logged why and took it out of service. The other
-                    // collections are served regardless.
-                }
-            } else if await store.unavailableCollections().contains(where: { $0.id == login }) {
-                logger.error("the login collection's file is unavailable; not creating a new one over it")
-            } else {
-                _ = try await store.createCollection(label: "Login", alias: "", password: password, preferredID: login)
-                logger.info("created the login collection")
-            }
+            // Not announced: the name is not claimed yet, so no client can hold a proxy, and 10,000 items would
+            // mean 40,000 signals delaying the first answers by seconds.
+            _ = await LoginKeyring(store: store, logger: logger).unlockOrCreate(with: password, announcing: false)
         }
         if await store.resolveAlias(SecretServiceNames.defaultAlias) == nil {
             if await store.collectionIDs().contains(login) {

@@ -20,6 +20,12 @@ extension SecretStore {
 
     func path(of id: String) -> String? { directory.map { $0 + "/" + id + Self.fileSuffix } }
 
+    /// Whether `directory` holds a file for collection `id`, before any store opens it (cofferd asks to confirm a
+    /// password only when it will create the collection).
+    public static func hasCollectionFile(_ id: String, in directory: String) -> Bool {
+        POSIXFile.exists(directory + "/" + id + fileSuffix)
+    }
+
     /// Reads every collection file in the data directory, locked. Files that fail structural checks are left
     /// untouched and reported; the rest become available collections.
     /// - Returns: the files that could not be opened.

@@ -7,6 +7,7 @@ import Foundation
 import Logging
 import SecretCrypto
 import SecretServiceDaemon
+import SecretStore
 import ServiceLifecycle
 import UnixSignals
 
@@ -51,7 +52,7 @@ struct Cofferd: AsyncParsableCommand {
     @Flag(help: "Keep every collection in memory only; nothing is written to disk.")
     var memoryOnly = false
 
-    @Flag(help: "Read the login password from standard input and unlock the login collection with it, creating the collection on first start.")
+    @Flag(help: "Read the login password from standard input and unlock the login collection with it, creating the collection on first start (on a terminal the new password is asked twice). An empty password is ignored with a warning.")
     var unlock = false
 
     @Option(help: ArgumentHelp("Argon2id passes for new passwords; existing collections keep theirs.", valueName: "count"))
@@ -117,10 +118,17 @@ struct Cofferd: AsyncParsableCommand {
         }
         var loginPassword: SecretBytes?
         if unlock {
+            let creating = directory.map { !SecretStore.hasCollectionFile(LoginKeyring.collectionID, in: $0) } ?? false
             do {
-                loginPassword = try LoginPassword.readFromStandardInput()
+                loginPassword = try LoginPassword.read(creating: creating)
             } catch {
                 Self.fail("cannot read the login password: \(error)", status: ExitStatus.failure)
+            }
+            // An empty password would create a collection anyone could open; it is taken as no password at all.
+            if loginPassword?.isEmpty == true {
+                Self.warn("--unlock read an empty password; the login collection is "
+                    + (creating ? "not created" : "left locked"))
+                loginPassword = nil
             }
         }
         let daemon = SecretServiceDaemon(
@@ -130,6 +138,7 @@ struct Cofferd: AsyncParsableCommand {
                     configuration: .init(program: pinentry, timeout: .seconds(promptTimeout)),
                     logger: Logger(label: "cofferd.pinentry")),
                 dataDirectory: directory, loginPassword: loginPassword,
+                loginChannelDirectory: Self.loginChannelDirectory(),
                 keyDerivation: Argon2idParameters(iterations: kdfIterations, memoryKiB: kdfMemory, parallelism: 1),
                 autoLock: settings.autoLock),
             logger: logger)
@@ -161,6 +170,20 @@ struct Cofferd: AsyncParsableCommand {
         } catch {
             fail("\(error)", status: ExitStatus.badConfig)
         }
+    }
+
+    /// `$XDG_RUNTIME_DIR/coffer`, where the PAM module finds cofferd (docs/PAM.md); none without a runtime directory.
+    static func loginChannelDirectory() -> String? {
+        guard let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") else {
+            return nil
+        }
+        return runtime + "/coffer"
+    }
+
+    /// Prints one line to standard error and goes on.
+    static func warn(_ message: String) {
+        var line = "cofferd: warning: " + message + "\n"
+        line.withUTF8 { _ = write(STDERR_FILENO, $0.baseAddress, $0.count) }
     }
 
     /// Prints one line to standard error and exits with `status`.
