@@ -4,7 +4,8 @@
 #   make run       install system packages, build, and run cofferd on the session bus (a private bus if none)
 #   make test      install system packages (test clients included) and run the whole test suite
 #   make install   install cofferd, coffer (with man page and bash/zsh/fish completions), the D-Bus activation file
-#                  and the systemd user unit under PREFIX (DESTDIR for staging; CONFIGURATION=debug for a quick try)
+#                  and the systemd user unit under PREFIX (DESTDIR for staging; CONFIGURATION=debug for a quick try),
+#                  and pam_coffer.so into the system's PAM module directory (docs/PAM.md)
 #   make fuzz / test-asan / test-tsan / reliability   hostile input and sanitizers (docs/RELIABILITY.md)
 #   make bench     the side-by-side benchmark (docs/PERFORMANCE.md)
 
@@ -17,8 +18,8 @@ DESTDIR ?=
 CONFIGURATION ?= release
 
 # Build and runtime needs, then the real clients the integration tests drive.
-BUILD_PACKAGES = pkg-config libdbus-1-dev libgcrypt20-dev dbus-daemon dbus-bin pinentry-curses
-TEST_PACKAGES = libsecret-tools gnome-keyring python3 python3-secretstorage python3-keyring python3-dbus libglib2.0-bin systemd libcap2-bin util-linux
+BUILD_PACKAGES = pkg-config libdbus-1-dev libgcrypt20-dev dbus-daemon dbus-bin pinentry-curses $(PAM_BUILD_PACKAGES)
+TEST_PACKAGES = libsecret-tools gnome-keyring python3 python3-secretstorage python3-keyring python3-dbus libglib2.0-bin systemd libcap2-bin util-linux pamtester
 
 # The fault tests: mount namespaces and mounts (util-linux, mount), capabilities (libcap2-bin), prlimit.
 FAULT_TEST_PACKAGES = util-linux mount libcap2-bin
@@ -65,7 +66,7 @@ run: build
 # attribute values the tests used (the "Secrets hygiene" suite); a value found fails `make test`.
 TEST_LOG_ARCHIVE ?= $(CURDIR)/.build/test-logs
 
-test: setup-test
+test: setup-test pam-module
 	swift build --product cofferd
 	swift build --product coffer
 	rm -rf "$(TEST_LOG_ARCHIVE)"
@@ -149,15 +150,41 @@ SANITIZER_FUZZ_CALLS ?= 2000
 fuzz: setup
 	@for target in $(FUZZ_TARGETS); do Fuzz/run-target $$target $(FUZZ_SECONDS) || exit 1; done
 
-test-asan: setup-test
+test-asan: setup-test pam-module
 	swift build --build-tests --sanitize=address --scratch-path .build-asan
 	ASAN_OPTIONS=$(ASAN_RUN_OPTIONS) COFFER_FUZZ_CALLS=$(SANITIZER_FUZZ_CALLS) COFFER_FUZZ_RSS_LIMIT_MIB=1536 \
 	  .ci/failures .build-asan/debug/CofferPackageTests.xctest --testing-library swift-testing --skip '$(SANITIZER_SKIP)'
 
-test-tsan: setup-test
+test-tsan: setup-test pam-module
 	swift build --build-tests --sanitize=thread --scratch-path .build-tsan
 	TSAN_OPTIONS=$(TSAN_RUN_OPTIONS) COFFER_FUZZ_CALLS=$(SANITIZER_FUZZ_CALLS) COFFER_FUZZ_RSS_LIMIT_MIB=3072 \
 	  .ci/failures .build-tsan/debug/CofferPackageTests.xctest --testing-library swift-testing --skip '$(SANITIZER_SKIP)'
 
 reliability: setup-test
 	FUZZ_TARGETS='$(FUZZ_TARGETS)' FUZZ_SECONDS=$(FUZZ_SECONDS) Fuzz/reliability
+
+# ---- PAM module (docs/PAM.md) ----
+# pam_coffer.so is plain C built by the C compiler, not SwiftPM: it is loaded into login, sshd and gdm, which must
+# not get the Swift runtime. It goes where libpam looks (the multiarch security directory) whatever PREFIX is, and
+# starts $(BINDIR)/cofferd when no cofferd answers at login.
+PAM_BUILD_PACKAGES = gcc libc6-dev libpam0g-dev
+PAM_MODULE_DIR ?= /lib/$(shell $(CC) -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)/security
+PAM_BUILD_DIR = .build/pam
+PAM_CFLAGS ?= -O2 -g -Wall -Wextra -Werror -fstack-protector-strong -D_FORTIFY_SOURCE=2
+
+.PHONY: pam-module install-pam
+pam-module: setup
+	@mkdir -p $(PAM_BUILD_DIR)
+	$(CC) $(PAM_CFLAGS) -fPIC -shared -Wl,-z,relro,-z,now -Wl,--no-undefined \
+	  -DCOFFERD_PATH='"$(BINDIR)/cofferd"' -o $(PAM_BUILD_DIR)/pam_coffer.so pam/pam_coffer.c -lpam
+
+install-pam: pam-module
+	@if [ -z "$(DESTDIR)" ] && ! [ -w "$(PAM_MODULE_DIR)" ]; then \
+	  echo "not installing pam_coffer.so: $(PAM_MODULE_DIR) is not writable (run as root, or set PAM_MODULE_DIR)"; \
+	else \
+	  install -d "$(DESTDIR)$(PAM_MODULE_DIR)" && \
+	  install -m 0644 $(PAM_BUILD_DIR)/pam_coffer.so "$(DESTDIR)$(PAM_MODULE_DIR)/pam_coffer.so" && \
+	  echo "installed $(PAM_MODULE_DIR)/pam_coffer.so; add it to /etc/pam.d as docs/PAM.md shows"; \
+	fi
+
+install: install-pam

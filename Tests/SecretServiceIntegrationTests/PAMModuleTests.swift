@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: Apache-2.0
+// pam_coffer.so for real: pamtester drives a PAM stack with the built module against cofferd on a private bus.
+
+import DBusWire
+import Foundation
+import SecretServiceClient
+import SecretServiceProtocol
+import SecretServiceTestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Writing /etc/pam.d and switching to the user (here root, the invoking user) need root; CI runs as root. On a
+/// developer machine without root the suite is reported as skipped, with the reason, never as passed.
+let runsAsRoot = getuid() == 0
+
+@Suite("PAM module: pam_coffer.so through pamtester", .timeLimit(.minutes(3)),
+       .enabled(if: runsAsRoot, "needs root to write /etc/pam.d and run pamtester's stack (CI runs as root)"))
+struct PAMModuleTests {
+    static let login = DaemonSequence.loginPath
+
+    /// A cofferd without `--unlock` (so without `login`), its PAM service, and our client's environment.
+    func withCofferdAndService(_ body: (DaemonSequence, PAMService, ClientEnvironment) async throws -> Void)
+        async throws {
+        try await withDaemonSequence { daemons in
+            _ = try await daemons.start(DaemonSequence.options("pam", loginPassword: nil))
+            let service = try PAMService(environment: ["XDG_RUNTIME_DIR": daemons.bus.cofferdRuntimeDirectory],
+                                         scratch: daemons.bus.directory)
+            defer { service.remove() }
+            try await body(daemons, service, ClientEnvironment(bus: daemons.bus))
+            await daemons.stop()
+        }
+    }
+
+    @Test("authenticate + open_session creates login with the password on first login, as the default collection")
+    func firstLoginCreatesLogin() async throws {
+        try await withCofferdAndService { daemons, service, environment in
+            try await withClient(on: daemons.bus) { client async throws in
+                #expect(!(try await client.collections().contains(Self.login)))
+            }
+            let output = try await service.logIn(password: "first login pw 7Hq", in: environment)
+            output.expectSuccess("pamtester")
+            try await withClient(on: daemons.bus) { client async throws in
+                #expect(try await client.collections().contains(Self.login))
+                #expect(!(try await client.collectionProperties(Self.login).locked))
+                #expect(try await client.readAlias(SecretServiceNames.defaultAlias) == Self.login)
+                let item = try await client.createItem(in: Self.login, label: "pam", attributes: ["pam": "1"],
+                                                       secret: secret("stored after a PAM login"), replace: false)
+                #expect(try await client.secret(of: item).text == "stored after a PAM login")
+            }
+            #expect(FileManager.default.fileExists(atPath: daemons.collectionFile("login").path))
+        }
+    }
+
+    @Test("a later login unlocks login; a wrong password leaves it locked and its file unchanged")
+    func loginUnlocksAndWrongPasswordChangesNothing() async throws {
+        try await withCofferdAndService { daemons, service, environment in
+            let password = "unlock pw Vb41"
+            try await service.logIn(password: password, in: environment).expectSuccess("first login")
+            let item = try await withClient(on: daemons.bus) { client async throws in
+                let item = try await client.createItem(in: Self.login, label: "kept", attributes: ["pam": "2"],
+                                                       secret: secret("kept across logins"), replace: false)
+                #expect(try await client.lock([Self.login]) == [Self.login])
+                return item
+            }
+            let before = try daemons.fileBytes("login")
+
+            // The module is optional in the stack: the login itself goes on, the collection stays as it was.
+            try await service.logIn(password: "not the password", in: environment).expectSuccess("wrong login")
+            try await withClient(on: daemons.bus) { client async throws in
+                #expect(try await client.collectionProperties(Self.login).locked)
+                let found = try await client.searchItems(["pam": "2"])
+                #expect(found.locked == [item] && found.unlocked.isEmpty, "\(found)")
+            }
+            #expect(try daemons.fileBytes("login") == before)
+
+            try await service.logIn(password: password, in: environment).expectSuccess("second login")
+            try await withClient(on: daemons.bus) { client async throws in
+                #expect(!(try await client.collectionProperties(Self.login).locked))
+                #expect(try await client.secret(of: item).text == "kept across logins")
+            }
+        }
+    }
+
+    @Test("chauthtok re-keys login: the old password is refused afterwards, the new one unlocks, the items stay")
+    func changeFollowsLoginPassword() async throws {
+        try await withCofferdAndService { daemons, service, environment in
+            let old = "old pw Rt90", new = "new pw Kz12"
+            try await service.logIn(password: old, in: environment).expectSuccess("first login")
+            let item = try await withClient(on: daemons.bus) { client async throws in
+                try await client.createItem(in: Self.login, label: "rekeyed", attributes: ["pam": "3"],
+                                            secret: secret("survives the change"), replace: false)
+            }
+            let before = try daemons.fileBytes("login")
+            try await service.changePassword(from: old, to: new, in: environment).expectSuccess("chauthtok")
+            #expect(try daemons.fileBytes("login") != before, "the file was not rewritten")
+
+            try await withClient(on: daemons.bus) { client async throws in
+                #expect(try await client.lock([Self.login]) == [Self.login])
+            }
+            try await service.logIn(password: old, in: environment).expectSuccess("login with the old password")
+            try await withClient(on: daemons.bus) { client async throws in
+                #expect(try await client.collectionProperties(Self.login).locked, "the old password still unlocks")
+            }
+            try await service.logIn(password: new, in: environment).expectSuccess("login with the new password")
+            try await withClient(on: daemons.bus) { client async throws in
+                #expect(!(try await client.collectionProperties(Self.login).locked))
+                #expect(try await client.secret(of: item).text == "survives the change")
+            }
+        }
+    }
+
+    @Test("chauthtok with a wrong old password changes nothing: the file stays, the old password still unlocks")
+    func changeWithWrongOldPasswordChangesNothing() async throws {
+        try await withCofferdAndService { daemons, service, environment in
+            let password = "kept pw Lm33"
+            try await service.logIn(password: password, in: environment).expectSuccess("first login")
+            let before = try daemons.fileBytes("login")
+            try await service.changePassword(from: "wrong old pw", to: "never set pw", in: environment)
+                .expectSuccess("chauthtok")
+            #expect(try daemons.fileBytes("login") == before)
+            try await withClient(on: daemons.bus) { client async throws in
+                #expect(try await client.lock([Self.login]) == [Self.login])
+            }
+            try await service.logIn(password: "never set pw", in: environment).expectSuccess("login, new password")
+            try await withClient(on: daemons.bus) { client async throws in
+                #expect(try await client.collectionProperties(Self.login).locked)
+            }
+            try await service.logIn(password: password, in: environment).expectSuccess("login, old password")
+            try await withClient(on: daemons.bus) { client async throws in
+                #expect(!(try await client.collectionProperties(Self.login).locked))
+            }
+        }
+    }
+}
