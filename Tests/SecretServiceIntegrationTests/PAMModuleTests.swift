@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // pam_coffer.so for real: pamtester drives a PAM stack with the built module against cofferd on a private bus.
 
+import DBusTransport
 import DBusWire
 import Foundation
 import SecretServiceClient
@@ -133,5 +134,73 @@ struct PAMModuleTests {
                 #expect(!(try await client.collectionProperties(Self.login).locked))
             }
         }
+    }
+}
+
+@Suite("PAM module: starting cofferd at login", .timeLimit(.minutes(3)),
+       .enabled(if: runsAsRoot, "needs root to write /etc/pam.d and run pamtester's stack (CI runs as root)"))
+struct PAMModuleStartTests {
+    static let nameOwnerRule =
+        "type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged',"
+        + "arg0='\(SecretServiceNames.busName.rawValue)'"
+
+    @Test("with no cofferd running, open_session starts one with the password, which creates and unlocks login")
+    func sessionStartsCofferd() async throws {
+        try await TestBus.withPrivateBus { bus in
+            let home = bus.directory.appendingPathComponent("pam-home")
+            let runtime = bus.directory.appendingPathComponent("pam-runtime")
+            for directory in [home, runtime] {
+                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true,
+                                                        attributes: [.posixPermissions: 0o700])
+            }
+            // The session's environment, as pam_systemd and the login manager would leave it; nothing points at
+            // the real home or runtime directory.
+            let service = try PAMService(
+                environment: ["XDG_RUNTIME_DIR": runtime.path, "DBUS_SESSION_BUS_ADDRESS": bus.address,
+                              "HOME": home.path, "XDG_DATA_HOME": home.path + "/.local/share",
+                              "XDG_CONFIG_HOME": home.path + "/.config"],
+                options: ["cofferd=\(try DaemonHarness.executableURL().path)"], scratch: bus.directory)
+            defer { service.remove() }
+            let watcher = try await bus.connect()
+            try await watcher.addMatch(Self.nameOwnerRule)
+
+            try await service.logIn(password: "autostart pw Qe58", in: ClientEnvironment(bus: bus))
+                .expectSuccess("pamtester")
+            let owner = try await withDeadline(waitingFor: "the cofferd pam_coffer started to own the name") {
+                await Self.nextOwner(on: watcher)
+            }
+            #expect(owner != "")
+            let pid = try #require(try await watcher.processID(of: SecretServiceNames.busName))
+            do {
+                try await withClient(on: bus) { client async throws in
+                    #expect(try await client.readAlias(SecretServiceNames.defaultAlias) == DaemonSequence.loginPath)
+                    #expect(!(try await client.collectionProperties(DaemonSequence.loginPath).locked))
+                }
+                #expect(FileManager.default.fileExists(atPath: home.path + "/.local/share/coffer/login.coffer"))
+                #expect(FileManager.default.fileExists(atPath: runtime.path + "/coffer/control"),
+                        "the started cofferd does not listen for later logins")
+            } catch {
+                kill(pid_t(pid), SIGKILL)
+                throw error
+            }
+            // Not our child: stop it and wait until it has let go of the name.
+            kill(pid_t(pid), SIGTERM)
+            let released = try await withDeadline(waitingFor: "the started cofferd to exit") {
+                await Self.nextOwner(on: watcher)
+            }
+            #expect(released == "")
+            await watcher.close()
+        }
+    }
+
+    /// The next owner `org.freedesktop.secrets` gets on the bus (`""` when it loses its owner); `nil` when the
+    /// stream ends first.
+    static func nextOwner(on watcher: Connection) async -> String? {
+        for await message in watcher.messages
+        where message.kind == .signal && message.member == "NameOwnerChanged" && message.body.count == 3 {
+            guard message.body[0].string == SecretServiceNames.busName.rawValue else { continue }
+            return message.body[2].string
+        }
+        return nil
     }
 }
