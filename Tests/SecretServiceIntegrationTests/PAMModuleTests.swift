@@ -135,6 +135,38 @@ struct PAMModuleTests {
             }
         }
     }
+
+    @Test("the login channel answers nothing to another user, even through an opened socket, and refuses bad requests")
+    func channelRefusesOtherUsers() async throws {
+        try await withCofferdAndService { daemons, _, environment in
+            let directory = daemons.bus.cofferdRuntimeDirectory + "/coffer"
+            // Open the way the directory normally closes, so only the peer-credential check stands in the way.
+            chmod(daemons.bus.directory.path, 0o711)
+            chmod(daemons.bus.cofferdRuntimeDirectory, 0o755)
+            chmod(directory, 0o755)
+            chmod(directory + "/control", 0o666)
+            let send = """
+                import socket, struct, sys
+                s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])
+                pw = b"foreign pw Zk70"
+                try:
+                    s.sendall(bytes([int(sys.argv[2]), 1]) + struct.pack(">I", len(pw)) + pw)
+                    print(len(s.recv(1)), end="")
+                except OSError:  # closed on us: refused before reading
+                    print(0, end="")
+                """
+            TestLogArchive.register(["foreign pw Zk70"])
+            let foreign = try await environment.run(
+                "/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c", send,
+                                     directory + "/control", "1"])
+            #expect(foreign.status == 0 && foreign.text == "0", "\(foreign.text) \(foreign.stderr)")
+            let malformed = try await environment.run("/usr/bin/python3", ["-c", send, directory + "/control", "9"])
+            #expect(malformed.status == 0 && malformed.text == "1", "\(malformed.text) \(malformed.stderr)")
+            try await withClient(on: daemons.bus) { client async throws in
+                #expect(!(try await client.collections().contains(Self.login)))
+            }
+        }
+    }
 }
 
 @Suite("PAM module: starting cofferd at login", .timeLimit(.minutes(3)),
