@@ -27,6 +27,7 @@
 #include <grp.h>
 #include <limits.h>
 #include <pwd.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -177,11 +178,26 @@ static int connect_control(const char *path, uid_t uid, int *status) {
     return fd;
 }
 
+/* The user's groups, looked up before forking: the child of a threaded application should only make system calls. */
+struct groups {
+    gid_t list[256];
+    int count;
+};
+
+static void lookup_groups(const struct passwd *user, struct groups *groups) {
+    groups->count = (int) (sizeof groups->list / sizeof groups->list[0]);
+    if (getgrouplist(user->pw_name, user->pw_gid, groups->list, &groups->count) < 0) {
+        groups->list[0] = user->pw_gid;  /* more than fit: the primary group only */
+        groups->count = 1;
+    }
+}
+
 /* The child's work: become the user, send the request, return the answer byte (or a CHILD_* status). */
-static int run_as_user(const struct passwd *user, const char *runtime, char **environment, int operation,
-                       const char *first, const char *second, const struct options *options) {
+static int run_as_user(const struct passwd *user, const struct groups *groups, const char *runtime,
+                       char **environment, int operation, const char *first, const char *second,
+                       const struct options *options) {
     if (geteuid() == 0) {
-        if (initgroups(user->pw_name, user->pw_gid) != 0 && setgroups(1, &user->pw_gid) != 0) return CHILD_NOT_USER;
+        if (setgroups((size_t) groups->count, groups->list) != 0) return CHILD_NOT_USER;
         if (setresgid(user->pw_gid, user->pw_gid, user->pw_gid) != 0) return CHILD_NOT_USER;
         if (setresuid(user->pw_uid, user->pw_uid, user->pw_uid) != 0) return CHILD_NOT_USER;
     }
@@ -249,18 +265,24 @@ static int request(pam_handle_t *pamh, int operation, const char *first, const c
         runtime = fallback;
     }
     char **environment = daemon_environment(pamh, user, runtime);
+    struct groups groups;
+    lookup_groups(user, &groups);
 
-    /* The application may have a SIGCHLD handler or ignore SIGCHLD; wait for this child only, by pid. */
+    /* The application may ignore SIGCHLD (the child would then be reaped before we could read its status) or
+     * handle it; restore the default while our child runs, and wait for it alone, by pid. */
+    struct sigaction default_action = { .sa_handler = SIG_DFL }, saved_action;
+    sigemptyset(&default_action.sa_mask);
+    sigaction(SIGCHLD, &default_action, &saved_action);
     pid_t pid = fork();
-    if (pid < 0) {
-        free_environment(environment);
-        return PAM_SYSTEM_ERR;
-    }
-    if (pid == 0) _exit(run_as_user(user, runtime, environment, operation, first, second, options));
+    if (pid == 0) _exit(run_as_user(user, &groups, runtime, environment, operation, first, second, options));
     free_environment(environment);
     int status = 0;
-    pid_t waited;
-    do waited = waitpid(pid, &status, 0); while (waited < 0 && errno == EINTR);
+    pid_t waited = -1;
+    if (pid > 0) {
+        do waited = waitpid(pid, &status, 0); while (waited < 0 && errno == EINTR);
+    }
+    sigaction(SIGCHLD, &saved_action, NULL);
+    if (pid < 0) return PAM_SYSTEM_ERR;
     int code = (waited == pid && WIFEXITED(status)) ? WEXITSTATUS(status) : CHILD_IO;
 
     switch (code) {
