@@ -41,8 +41,9 @@ public final class SecretServiceDaemon: Service {
             handover = error
         }
         // Bound before the bus, so a PAM session that starts while this daemon loads finds the socket rather than
-        // starting a second cofferd; requests wait in it until the collections are loaded.
-        let loginChannel = openLoginChannel()
+        // starting a second cofferd; requests wait in it until the collections are loaded. A daemon being replaced
+        // holds it until it has let go of the data directory.
+        var loginChannel = handover == nil ? openLoginChannel() : nil
         let connection = try await connect()
         // A call past the argument limit is refused before it is decoded, which costs several times a body's size.
         // The margin covers the alignment padding the router's count leaves out.
@@ -53,7 +54,10 @@ public final class SecretServiceDaemon: Service {
         try await connection.registerObjectTree(at: SecretServiceNames.servicePath)
         try await connection.addMatch(
             "type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged'")
-        if let handover { try await takeOver(handover, on: connection) }
+        if let handover {
+            try await takeOver(handover, on: connection)
+            loginChannel = openLoginChannel()
+        }
         try await bootstrapCollections()
         Self.returnFreedMemory()
         if handover == nil { try await claimName(on: connection) }
@@ -72,15 +76,15 @@ public final class SecretServiceDaemon: Service {
                                             logger: logger)
                 background.addTask { await autoLocker.run() }
             }
-            if let loginChannel {
-                background.addTask { await self.serveLoginChannel(loginChannel) }
+            if let channel = loginChannel {
+                background.addTask { await self.serveLoginChannel(channel) }
             }
             await self.serve(router: router, connection: connection)
             await connection.close()
             background.cancelAll()
         }
         }
-        loginChannel?.close()
+        await loginChannel?.close()
         // Release the data directory now: a successor (--replace, or a restart in the same process) may be waiting.
         await store.close()
         logger.info("stopped")

@@ -167,6 +167,31 @@ struct PAMModuleTests {
             }
         }
     }
+
+    @Test("a cofferd that replaces another (--replace) takes the login channel over once the old one is gone")
+    func replacementTakesChannelOver() async throws {
+        try await TestBus.withPrivateBus { bus in
+            let first = try await DaemonHarness.start(.subprocess, on: bus, arguments: ["--allow-replacement"],
+                                                      loginPassword: nil)
+            let replacement = try await DaemonHarness.startReplacing(on: bus)
+            #expect(await first.waitForExit() == .exited(0))
+            // Calls wait until the replacement has the data directory and its collections, which it opens after
+            // the channel: once this answers, the channel is the replacement's.
+            try await withClient(on: bus) { client async throws in
+                #expect(!(try await client.collections().contains(Self.login)))
+            }
+            let service = try PAMService(environment: ["XDG_RUNTIME_DIR": bus.cofferdRuntimeDirectory],
+                                         options: ["no_autostart"], scratch: bus.directory)
+            defer { service.remove() }
+            try await service.logIn(password: "replaced pw Ud83", in: ClientEnvironment(bus: bus))
+                .expectSuccess("pamtester")
+            try await withClient(on: bus) { client async throws in
+                #expect(!(try await client.collectionProperties(Self.login).locked))
+            }
+            #expect(replacement.log().contains("listening for the login password"), "\(replacement.log())")
+            #expect(await replacement.stop() == .exited(0))
+        }
+    }
 }
 
 @Suite("PAM module: starting cofferd at login", .timeLimit(.minutes(3)),

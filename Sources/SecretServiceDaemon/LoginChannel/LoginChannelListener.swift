@@ -5,6 +5,7 @@
 import Glibc
 #endif
 import Logging
+import Synchronization
 
 /// A request that passed the credential check, with the connection to answer it on.
 struct LoginConnection: Sendable {
@@ -41,6 +42,8 @@ final class LoginChannelListener: Sendable {
     private let wakeReader: Int32
     private let wakeWriter: Int32
     private let logger: Logger
+    /// Whoever waits in ``close()``, and whether the thread is done; shared by the thread and the closers.
+    private let ending = Mutex<(finished: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
 
     /// How long a peer may take to send its request.
     static let receiveTimeoutSeconds = 5
@@ -126,10 +129,29 @@ final class LoginChannelListener: Sendable {
         startThread()
     }
 
-    /// Stops accepting; the thread removes the socket, releases the lock and ends ``connections``.
-    func close() {
+    /// Stops accepting and waits until the thread has removed the socket, released the lock and ended
+    /// ``connections``: a cofferd replacing this one takes the channel over as soon as it holds the data directory.
+    func close() async {
+        await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+            let finished = ending.withLock { state -> Bool in
+                if !state.finished { state.waiters.append(waiter) }
+                return state.finished
+            }
+            if finished {
+                waiter.resume()
+            } else {
+                requestClose()
+            }
+        }
+    }
+
+    /// Wakes the thread to stop, without waiting.
+    func requestClose() {
         var byte: UInt8 = 1
-        _ = Glibc.send(wakeWriter, &byte, 1, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+        // The wake-up socket stays open until the thread is done, and the thread checks `finished` first.
+        ending.withLock { state in
+            if !state.finished { _ = Glibc.send(wakeWriter, &byte, 1, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+        }
     }
 
     // MARK: - Thread
@@ -175,9 +197,15 @@ final class LoginChannelListener: Sendable {
         unlink(path)
         Glibc.close(listening)
         Glibc.close(lockFile)
-        Glibc.close(wakeReader)
-        Glibc.close(wakeWriter)
         continuation.finish()
+        let waiters = ending.withLock { state in
+            state.finished = true
+            Glibc.close(wakeReader)
+            Glibc.close(wakeWriter)
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume() }
     }
 
     /// Checks the peer and reads its request; `nil` (logged) when the peer is not allowed or the request is bad.

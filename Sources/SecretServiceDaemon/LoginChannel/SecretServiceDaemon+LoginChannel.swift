@@ -29,7 +29,7 @@ extension SecretServiceDaemon {
                 connection.finish(outcome)
             }
         } onCancel: {
-            listener.close()
+            listener.requestClose()
         }
     }
 }
