@@ -212,10 +212,12 @@ struct PAMModuleStartTests {
             }
             // The session's environment, as pam_systemd and the login manager would leave it; nothing points at
             // the real home or runtime directory.
+            // Under `make test-asan`/`test-tsan` the cofferd started is instrumented: it reports as the tests do.
+            let sanitizers = ClientEnvironment(bus: bus).variables.filter { $0.key.hasSuffix("SAN_OPTIONS") }
             let service = try PAMService(
                 environment: ["XDG_RUNTIME_DIR": runtime.path, "DBUS_SESSION_BUS_ADDRESS": bus.address,
                               "HOME": home.path, "XDG_DATA_HOME": home.path + "/.local/share",
-                              "XDG_CONFIG_HOME": home.path + "/.config"],
+                              "XDG_CONFIG_HOME": home.path + "/.config"].merging(sanitizers) { $1 },
                 options: ["cofferd=\(try DaemonHarness.executableURL().path)"], scratch: bus.directory)
             defer { service.remove() }
             let watcher = try await bus.connect()
