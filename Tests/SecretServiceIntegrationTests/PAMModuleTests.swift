@@ -136,7 +136,7 @@ struct PAMModuleTests {
         }
     }
 
-    @Test("the login channel answers nothing to another user, even through an opened socket, and refuses bad requests")
+    @Test("the login channel answers nothing to another user, even through an opened socket; refuses a bad version and an empty password")
     func channelRefusesOtherUsers() async throws {
         try await withCofferdAndService { daemons, _, environment in
             let directory = daemons.bus.cofferdRuntimeDirectory + "/coffer"
@@ -145,23 +145,29 @@ struct PAMModuleTests {
             chmod(daemons.bus.cofferdRuntimeDirectory, 0o755)
             chmod(directory, 0o755)
             chmod(directory + "/control", 0o666)
+            // Sends one unlock request (version, password) and prints the answer byte, or "none" when the
+            // connection was closed without one.
             let send = """
                 import socket, struct, sys
                 s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])
-                pw = b"foreign pw Zk70"
+                pw = sys.argv[3].encode()
                 try:
                     s.sendall(bytes([int(sys.argv[2]), 1]) + struct.pack(">I", len(pw)) + pw)
-                    print(len(s.recv(1)), end="")
+                    answer = s.recv(1)
+                    print(answer[0] if answer else "none", end="")
                 except OSError:  # closed on us: refused before reading
-                    print(0, end="")
+                    print("none", end="")
                 """
-            TestLogArchive.register(["foreign pw Zk70"])
+            let control = directory + "/control"
+            TestLogArchive.register(["foreign pw Zk70", "bad version pw"])
             let foreign = try await environment.run(
                 "/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c", send,
-                                     directory + "/control", "1"])
-            #expect(foreign.status == 0 && foreign.text == "0", "\(foreign.text) \(foreign.stderr)")
-            let malformed = try await environment.run("/usr/bin/python3", ["-c", send, directory + "/control", "9"])
-            #expect(malformed.status == 0 && malformed.text == "1", "\(malformed.text) \(malformed.stderr)")
+                                     control, "1", "foreign pw Zk70"])
+            #expect(foreign.status == 0 && foreign.text == "none", "\(foreign.text) \(foreign.stderr)")
+            let badVersion = try await environment.run("/usr/bin/python3", ["-c", send, control, "9", "bad version pw"])
+            #expect(badVersion.status == 0 && badVersion.text == "6", "\(badVersion.text) \(badVersion.stderr)")
+            let empty = try await environment.run("/usr/bin/python3", ["-c", send, control, "1", ""])
+            #expect(empty.status == 0 && empty.text == "6", "an empty password created login: \(empty.text)")
             try await withClient(on: daemons.bus) { client async throws in
                 #expect(!(try await client.collections().contains(Self.login)))
             }
