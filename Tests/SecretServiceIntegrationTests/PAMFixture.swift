@@ -2,6 +2,9 @@
 // A PAM service file in /etc/pam.d that stacks the built pam_coffer.so, and pamtester runs against it.
 
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import SecretServiceTestSupport
 
 /// A uniquely named PAM service for one test, removed again by ``remove()``.
@@ -56,24 +59,84 @@ struct PAMService {
         try? FileManager.default.removeItem(at: environmentFile)
     }
 
-    /// Runs `pamtester <service> root <operations…>`, answering its prompts with `answers`, one per line.
-    func run(_ operations: [String], answers: [String], in environment: ClientEnvironment) async throws
-        -> ClientOutput {
+    /// Runs `pamtester <service> <user> <operations…>`, answering its prompts with `answers`, one per line.
+    func run(_ operations: [String], answers: [String], user: String = "root", in environment: ClientEnvironment)
+        async throws -> ClientOutput {
         TestLogArchive.register(answers)
-        return try await environment.run("/usr/bin/pamtester", [name, "root"] + operations,
+        return try await environment.run("/usr/bin/pamtester", [name, user] + operations,
                                          input: Data(answers.map { $0 + "\n" }.joined().utf8))
     }
 
     /// Logs in: `authenticate` (pam_coffer keeps the password) then `open_session` (it hands it to cofferd).
-    func logIn(password: String, in environment: ClientEnvironment) async throws -> ClientOutput {
-        try await run(["authenticate", "open_session"], answers: [password], in: environment)
+    func logIn(password: String, user: String = "root", in environment: ClientEnvironment) async throws
+        -> ClientOutput {
+        try await run(["authenticate", "open_session"], answers: [password], user: user, in: environment)
     }
 
     /// Changes the password: `open_session` only sets up the PAM environment; `chauthtok` asks the current
     /// password, then the new one twice.
-    func changePassword(from old: String, to new: String, in environment: ClientEnvironment) async throws
-        -> ClientOutput {
-        try await run(["open_session", "chauthtok"], answers: [old, new, new], in: environment)
+    func changePassword(from old: String, to new: String, user: String = "root", in environment: ClientEnvironment)
+        async throws -> ClientOutput {
+        try await run(["open_session", "chauthtok"], answers: [old, new, new], user: user, in: environment)
+    }
+
+    /// ``changePassword(from:to:user:in:)`` run by `user` itself rather than root, as `passwd` is (it is setuid
+    /// root, but its real user is the one changing their password).
+    func changePassword(from old: String, to new: String, runAs user: TemporaryUser, in environment: ClientEnvironment)
+        async throws -> ClientOutput {
+        TestLogArchive.register([old, new])
+        return try await environment.run(
+            "/usr/bin/setpriv", ["--reuid=\(user.uid)", "--regid=\(user.gid)", "--clear-groups", "/usr/bin/pamtester",
+                                 name, user.name, "open_session", "chauthtok"],
+            input: Data("\(old)\n\(new)\n\(new)\n".utf8))
+    }
+}
+
+/// A system user made for one test with `useradd` (no home, no login shell), removed by ``remove()``.
+struct TemporaryUser {
+    let name: String
+    let uid: uid_t
+    let gid: gid_t
+
+    init() async throws {
+        name = "cofferpam" + UUID().uuidString.lowercased().prefix(8)
+        let added = try await Self.run("/usr/sbin/useradd",
+                                       ["--system", "--user-group", "--no-create-home", "--shell", "/usr/sbin/nologin",
+                                        name])
+        guard added == 0, let entry = getpwnam(name) else {
+            throw DaemonHarness.StartError("useradd \(name) exited \(added)")
+        }
+        uid = entry.pointee.pw_uid
+        gid = entry.pointee.pw_gid
+    }
+
+    /// Deletes the user (and its group).
+    func remove() async {
+        _ = try? await Self.run("/usr/sbin/userdel", [name])
+    }
+
+    /// Runs a system tool to its end; its output goes to the test's.
+    private static func run(_ executable: String, _ arguments: [String]) async throws -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        return try await withCheckedThrowingContinuation { continuation in
+            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+            do {
+                try process.run()
+            } catch {
+                process.terminationHandler = nil
+                continuation.resume(throwing: error)
+            }
+        }
+    }
+
+    /// Creates `directory` (and its parents) as this user's, mode 0700.
+    func makeDirectory(_ directory: URL) throws {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        guard chown(directory.path, uid, gid) == 0, chmod(directory.path, 0o700) == 0 else {
+            throw DaemonHarness.StartError("cannot hand \(directory.path) to \(name)")
+        }
     }
 }
 

@@ -198,6 +198,63 @@ struct PAMModuleTests {
             #expect(await replacement.stop() == .exited(0))
         }
     }
+
+    @Test("for another user, the module switches to that user; its cofferd creates, unlocks and (when the user asks, not root) re-keys login")
+    func anotherUsersLogin() async throws {
+        let user = try await TemporaryUser()
+        do {
+            try await anotherUsersLogin(user)
+        } catch {
+            await user.remove()
+            throw error
+        }
+        await user.remove()
+    }
+
+    private func anotherUsersLogin(_ user: TemporaryUser) async throws {
+        let bus = try TestBus(otherUsers: true)
+        defer { bus.stop() }
+        // The user reaches the bus (through the scratch directory) and owns its HOME and runtime directory.
+        chmod(bus.directory.path, 0o711)
+        let socket = try #require(bus.address.split(separator: ",").first?.split(separator: "=", maxSplits: 1).last)
+        chmod(String(socket), 0o777)
+        for path in ["home", "home/.local", "home/.local/share", "home/.config", "home/.cache", "runtime"] {
+            try user.makeDirectory(bus.directory.appendingPathComponent(path))
+        }
+        var options = DaemonSequence.options("pam-user", loginPassword: nil)
+        options.launcher = ["/usr/bin/setpriv", "--reuid=\(user.uid)", "--regid=\(user.gid)", "--clear-groups"]
+        let daemon = try await DaemonHarness.start(on: bus, options: options)
+        let service = try PAMService(environment: ["XDG_RUNTIME_DIR": bus.cofferdRuntimeDirectory],
+                                     scratch: bus.directory)
+        defer { service.remove() }
+        let environment = ClientEnvironment(bus: bus)
+        let old = "user pw Nf25", new = "user new pw Dp64"
+
+        try await service.logIn(password: old, user: user.name, in: environment).expectSuccess("login")
+        var info = stat()
+        #expect(stat(daemon.collectionFile("login").path, &info) == 0 && info.st_uid == user.uid,
+                "login was not created by the user's cofferd")
+        // Root resetting the user's password (as `passwd user` does) has no old password to re-key with.
+        let created = daemon.collectionFile("login").path
+        let before = try Data(contentsOf: URL(fileURLWithPath: created))
+        try await service.changePassword(from: old, to: new, user: user.name, in: environment)
+            .expectSuccess("chauthtok by root")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: created)) == before, "root's reset re-keyed login")
+        try await service.changePassword(from: old, to: new, runAs: user, in: environment)
+            .expectSuccess("chauthtok by the user")
+        try await withClient(on: bus) { client async throws in
+            #expect(try await client.lock([Self.login]) == [Self.login])
+        }
+        try await service.logIn(password: old, user: user.name, in: environment).expectSuccess("old password")
+        try await withClient(on: bus) { client async throws in
+            #expect(try await client.collectionProperties(Self.login).locked, "the old password still unlocks")
+        }
+        try await service.logIn(password: new, user: user.name, in: environment).expectSuccess("new password")
+        try await withClient(on: bus) { client async throws in
+            #expect(!(try await client.collectionProperties(Self.login).locked))
+        }
+        #expect(await daemon.stop() == .exited(0), "log:\n\(daemon.log())")
+    }
 }
 
 @Suite("PAM module: starting cofferd at login", .timeLimit(.minutes(3)),
