@@ -317,7 +317,9 @@ PAM_EXTERN int pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc, cons
         wipe_and_free(pamh, kept, 0);
         return PAM_BUF_ERR;
     }
-    return PAM_SUCCESS;
+    /* This module checks no password: never let it count as an authentication, even if a stack calls it
+     * `sufficient` by mistake. */
+    return PAM_IGNORE;
 }
 
 PAM_EXTERN int pam_sm_setcred(pam_handle_t *pamh, int flags, int argc, const char **argv) {
