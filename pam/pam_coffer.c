@@ -219,7 +219,8 @@ static int run_as_user(const struct passwd *user, const struct groups *groups, c
     ssize_t n;
     do n = sent ? read(fd, &answer, 1) : -1; while (n < 0 && errno == EINTR);
     close(fd);
-    return n == 1 ? answer : CHILD_IO;
+    /* An answer outside the documented codes must not pass for one of this child's own statuses. */
+    return n == 1 && answer <= R_REFUSED ? answer : CHILD_IO;
 }
 
 /* The session's environment for a cofferd we start: PAM's, plus what a login shell would have. */
