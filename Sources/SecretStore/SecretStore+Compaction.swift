@@ -15,9 +15,9 @@ extension SecretStore {
     func compactIfWorthwhile(_ id: String) {
         guard !closed, let state = collections[id], !state.isCompacting, let file = state.file,
               let keys = state.keys, let writer = file.writer, let directory else { return }
-        let live = state.items.count + 2
+        let live = state.items.count + file.slots.count + 1
         guard file.recordCount > 256, file.recordCount > 2 * live else { return }
-        var records: [FileRecord] = [.keyWrap(file.keyWrap), .collection(label: state.label, modified: state.modified)]
+        var records: [FileRecord] = file.slots.map(\.record) + [.collection(label: state.label, modified: state.modified)]
         for item in state.items.values.sorted(by: { $0.sequence < $1.sequence }) {
             guard let meta = item.sealedMeta else { return }
             records.append(.item(ItemRecord(id: item.id, sequence: item.sequence, tags: item.tags, meta: meta,
