@@ -23,6 +23,9 @@ public struct DaemonConfiguration: Sendable {
     /// Where the login channel's socket goes (`$XDG_RUNTIME_DIR/coffer`); `nil` runs without it. The PAM module
     /// hands the login password over it (docs/PAM.md).
     public var loginChannelDirectory: String?
+    /// Where systemd put the unit's credentials (`$CREDENTIALS_DIRECTORY`): `coffer-<collection>` there unlocks that
+    /// collection at start through its systemd-credential key slot.
+    public var credentialsDirectory: String?
     /// Argon2id cost for new passwords.
     public var keyDerivation: Argon2idParameters
     /// Which collections lock themselves after idle or unlocked time; off unless the configuration file says so.
@@ -31,7 +34,8 @@ public struct DaemonConfiguration: Sendable {
     public init(busAddress: String? = nil, replace: Bool = false, allowReplacement: Bool = false,
                 prompter: any Prompter = FixedPrompter.autoAccept,
                 clientLimits: ClientLimits = .default, dataDirectory: String? = nil, loginPassword: SecretBytes? = nil,
-                loginChannelDirectory: String? = nil, keyDerivation: Argon2idParameters = .default, autoLock: AutoLockPolicy = .off) {
+                loginChannelDirectory: String? = nil, credentialsDirectory: String? = nil,
+                keyDerivation: Argon2idParameters = .default, autoLock: AutoLockPolicy = .off) {
         self.busAddress = busAddress
         self.replace = replace
         self.allowReplacement = allowReplacement
@@ -40,6 +44,7 @@ public struct DaemonConfiguration: Sendable {
         self.dataDirectory = dataDirectory
         self.loginPassword = loginPassword
         self.loginChannelDirectory = loginChannelDirectory
+        self.credentialsDirectory = credentialsDirectory
         self.keyDerivation = keyDerivation
         self.autoLock = autoLock
     }

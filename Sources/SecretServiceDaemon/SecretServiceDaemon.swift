@@ -218,6 +218,9 @@ public final class SecretServiceDaemon: Service {
                          metadata: ["secret.collection": "\(problem.id)", "path": "\(problem.path)",
                                     "reason": "\(problem.reason)"])
         }
+        if let directory = configuration.credentialsDirectory {
+            await CredentialUnlock(directory: directory, store: store, logger: logger).run()
+        }
         let session = SecretServiceNames.sessionCollection
         _ = try await store.createCollection(label: "Session", alias: session, inMemory: true, preferredID: session)
         let login = LoginKeyring.collectionID

@@ -21,6 +21,13 @@ extension SecretStore {
         return try await finishUnlockAfterCompaction(id, with: keys, announcing: announcing)
     }
 
+    /// Whether `key` opens one of the collection's non-password slots, whatever its lock state; nothing changes.
+    /// Lets a user check a recovery key kept on paper.
+    public nonisolated func checkSlotKey(of id: String, _ key: SecretBytes) async throws(SecretServiceError) -> Bool {
+        let keys = try await slotKeys(of: id, secret: key, passwords: false)
+        return try await openMaster(id, with: keys) != nil
+    }
+
     /// The keys `secret` gives for the slots it could open: the non-password slots (cheap) first, the password
     /// slots (Argon2id) only when none of those opens.
     nonisolated func anySlotKeys(of id: String, secret: SecretBytes) async throws(SecretServiceError) -> [SlotKey] {

@@ -28,6 +28,8 @@ struct Cofferd: AsyncParsableCommand {
             is no bus to connect to; \(ExitStatus.dataDirectoryInUse) when another cofferd holds the data directory \
             (one line names the directory and that process's pid).
 
+            When systemd passes credentials ($CREDENTIALS_DIRECTORY, from LoadCredentialEncrypted= in the unit),             the credential coffer-<collection> unlocks that collection at start through its systemd-credential key             slot; `coffer key-slots` makes both.
+
             Settings such as auto-lock are read from $XDG_CONFIG_HOME/coffer/cofferd.conf (else \
             $HOME/.config/coffer/cofferd.conf); a missing file means the defaults. The format is in README.md, \
             "Configuration".
@@ -139,6 +141,7 @@ struct Cofferd: AsyncParsableCommand {
                     logger: Logger(label: "cofferd.pinentry")),
                 dataDirectory: directory, loginPassword: loginPassword,
                 loginChannelDirectory: Self.loginChannelDirectory(),
+                credentialsDirectory: Self.credentialsDirectory,
                 keyDerivation: Argon2idParameters(iterations: kdfIterations, memoryKiB: kdfMemory, parallelism: 1),
                 autoLock: settings.autoLock),
             logger: logger)
@@ -158,6 +161,14 @@ struct Cofferd: AsyncParsableCommand {
         } catch let error as ServiceGroupError {
             Self.fail("\(error)", status: ExitStatus.failure)
         }
+    }
+
+    /// systemd's `$CREDENTIALS_DIRECTORY` for this service, when it is an absolute path.
+    static var credentialsDirectory: String? {
+        guard let path = ProcessInfo.processInfo.environment["CREDENTIALS_DIRECTORY"], path.hasPrefix("/") else {
+            return nil
+        }
+        return path
     }
 
     /// Reads the configuration file named with `--config`, else the standard one if it exists; exits on any problem

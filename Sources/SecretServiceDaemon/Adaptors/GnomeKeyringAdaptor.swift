@@ -76,14 +76,23 @@ struct GnomeKeyringAdaptor {
         return HandlerResult()
     }
 
-    /// `ChangeWithMasterPassword(o collection, (oayays) original, (oayays) master)`: re-wraps the collection key
-    /// under `master`; the collection keeps its lock state.
+    /// `ChangeWithMasterPassword(o collection, (oayays) original, (oayays) master)`: changes the password slot
+    /// `original` opens to `master` (a new master key when every other key slot can follow; see
+    /// ``SecretStore/passwordChange(of:from:to:)``); the collection keeps its lock state.
     private func changeWithMasterPassword(_ path: ObjectPath, original: WireSecret, master: WireSecret,
                                           caller: BusName) async throws(SecretServiceError) -> HandlerResult {
         let old = try await decode(original, caller: caller)
         let new = try await decode(master, caller: caller)
         let id = try await passwordCollection(at: path)
-        guard try await context.store.changePassword(of: id, from: old, to: new) else { throw denied(id) }
+        switch try await context.store.passwordChange(of: id, from: old, to: new) {
+        case .refused: throw denied(id)
+        case .rekeyed: break
+        case .masterKeyKept(let slots):
+            // The interface has no way to say so; the log (and docs/KEY-SLOTS.md) must.
+            context.logger.notice("password changed; the master key was kept for the key slots listed",
+                                  metadata: ["secret.collection": "\(id)",
+                                          "slots": "\(slots.map { "\($0.id) \($0.kind.name)" })"])
+        }
         return HandlerResult()
     }
 

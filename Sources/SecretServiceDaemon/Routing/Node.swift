@@ -20,8 +20,10 @@ enum Node: Sendable {
     /// The interfaces the object carries, its own first.
     var interfaces: [InterfaceDescription] {
         switch self {
-        // gnome-keyring serves its private interface on the service object too; Seahorse looks for it there.
-        case .service: [SecretInterfaces.service, SecretInterfaces.gnomeKeyringInternal] + SecretInterfaces.standard
+        // gnome-keyring serves its private interface on the service object too; Seahorse looks for it there. Coffer's
+        // key-slot interface sits beside it, for the same reason: it names collections by path, as that one does.
+        case .service: [SecretInterfaces.service, SecretInterfaces.gnomeKeyringInternal, SecretInterfaces.keySlots]
+            + SecretInterfaces.standard
         case .collection: [SecretInterfaces.collection] + SecretInterfaces.standard
         case .item: [SecretInterfaces.item] + SecretInterfaces.standard
         case .session: [SecretInterfaces.session] + SecretInterfaces.standard

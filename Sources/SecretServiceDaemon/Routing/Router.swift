@@ -105,6 +105,7 @@ public struct Router: Sendable {
         case SecretServiceNames.promptInterface: return try await PromptAdaptor(context: context).call(call)
         case SecretServiceNames.gnomeInternalInterface:
             return try await GnomeKeyringAdaptor(context: context).call(call)
+        case SecretServiceNames.keySlotsInterface: return try await KeySlotsAdaptor(context: context).call(call)
         case SecretServiceNames.propertiesInterface: return try await PropertiesAdaptor(context: context).call(call)
         case SecretServiceNames.introspectableInterface:
             return try await IntrospectableAdaptor(context: context).call(call)
