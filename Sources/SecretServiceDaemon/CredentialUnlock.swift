@@ -6,6 +6,7 @@ import Glibc
 #endif
 import Logging
 import SecretCrypto
+import SecretServiceProtocol
 import SecretStore
 
 /// Reads `$CREDENTIALS_DIRECTORY/coffer-<collection>` for each persistent collection and unlocks the collection
@@ -17,9 +18,6 @@ struct CredentialUnlock {
     let store: SecretStore
     let logger: Logger
 
-    /// The credential name for a collection; `coffer key-slots add COLLECTION systemd-credential` uses the same.
-    static func credentialName(of collection: String) -> String { "coffer-" + collection }
-
     /// The most a credential file may hold; keys are 32 bytes.
     static let maximumBytes = 4096
 
@@ -27,7 +25,7 @@ struct CredentialUnlock {
         for id in await store.collectionIDs() {
             guard (try? await store.needsPassword(id)) == true,
                   (try? await store.collectionInfo(id).isLocked) == true else { continue }
-            let path = directory + "/" + Self.credentialName(of: id)
+            let path = directory + "/" + SecretServiceNames.credentialName(of: id)
             let key: SecretBytes
             switch Self.read(path) {
             case .missing: continue

@@ -34,6 +34,10 @@ public enum SecretServiceNames {
     public static let defaultAlias = "default"
     /// The in-memory collection that lives as long as the daemon.
     public static let sessionCollection = "session"
+
+    /// The systemd credential that unlocks `collection` at start (`$CREDENTIALS_DIRECTORY/coffer-<collection>`);
+    /// `coffer key-slots add COLLECTION systemd-credential` seals it under this name.
+    public static func credentialName(of collection: String) -> String { "coffer-" + collection }
 }
 
 /// Fully qualified property keys accepted by `CreateCollection` and `CreateItem`.

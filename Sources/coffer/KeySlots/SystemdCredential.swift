@@ -3,13 +3,13 @@
 
 import Foundation
 import SecretCrypto
+import SecretServiceProtocol
 
 /// The systemd side of a systemd-credential key slot. The key goes to `systemd-creds encrypt` through a pipe, from
 /// secure memory; it is never in a plain file, on a command line or in the environment.
 enum SystemdCredential {
-    /// The credential name cofferd looks for in `$CREDENTIALS_DIRECTORY` (cofferd's `CredentialUnlock` uses the
-    /// same form).
-    static func name(of collection: String) -> String { "coffer-" + collection }
+    /// The credential name cofferd looks for in `$CREDENTIALS_DIRECTORY`.
+    static func name(of collection: String) -> String { SecretServiceNames.credentialName(of: collection) }
 
     /// Where the encrypted credential goes by default: beside the user's other Coffer settings.
     static func defaultPath(for collection: String) -> String? {
