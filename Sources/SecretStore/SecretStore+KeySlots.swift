@@ -72,6 +72,8 @@ extension SecretStore {
         throws(SecretServiceError) -> UInt32? {
         await waitForCompaction(of: id)
         let wasLocked = try state(of: id).isLocked
+        // Also when writing fails: adding a slot must not leave a locked collection open.
+        defer { if wasLocked { _ = try? setLocked(id, true) } }
         guard try openMaster(id, with: authorizing) != nil, try finishUnlock(id, with: authorizing) else { return nil }
         let state = try state(of: id)
         guard let slots = state.file?.slots, let keys = state.keys, let kek = template.kek else {
@@ -97,7 +99,6 @@ extension SecretStore {
         state.file?.slots.append(slot)
         hold(SlotKey(slot: slot, kek: kek), of: id)
         try await settle(pending)
-        if wasLocked { _ = try? setLocked(id, true) }
         return number
     }
 
@@ -110,25 +111,26 @@ extension SecretStore {
     public nonisolated func removeKeySlot(_ slot: UInt32, from id: String, authorizedBy current: SecretBytes) async
         throws(SecretServiceError) -> KeyChangeOutcome {
         let authorizing = try await anySlotKeys(of: id, secret: current)
-        await waitForCompaction(of: id)
         return try await finishRemovingKeySlot(slot, from: id, authorizing: authorizing)
     }
 
-    func finishRemovingKeySlot(_ number: UInt32, from id: String, authorizing: [SlotKey]) throws(SecretServiceError)
-        -> KeyChangeOutcome {
+    /// Waits for a compaction to end and then rewrites the file in the same turn of the actor, so no compaction can
+    /// start in between and later install a writer for the file this one replaces.
+    func finishRemovingKeySlot(_ number: UInt32, from id: String, authorizing: [SlotKey]) async
+        throws(SecretServiceError) -> KeyChangeOutcome {
+        await waitForCompaction(of: id)
         let slots = try keySlotRecords(of: id)
         guard slots.contains(where: { $0.id == number }) else { throw .noSuchObject("the collection has no key slot \(number)") }
         guard slots.count > 1 else {
             throw .notSupported("slot \(number) is the collection's last key slot; nothing could unlock it without it")
         }
         let wasLocked = try state(of: id).isLocked
+        defer { if wasLocked { _ = try? setLocked(id, true) } }
         guard let (opened, _) = try openMaster(id, with: authorizing), try finishUnlock(id, with: authorizing) else {
             return .refused
         }
         let key = authorizing.first { $0.slot == opened }
         let plan = slots.filter { $0.id != number }.map { plannedSlot($0, of: id, authorizedBy: key) }
-        let outcome = try rewriteSlots(of: try state(of: id), plan)
-        if wasLocked { _ = try? setLocked(id, true) }
-        return outcome
+        return try rewriteSlots(of: try state(of: id), plan)
     }
 }

@@ -51,6 +51,8 @@ extension SecretStore {
                               parameters: Argon2idParameters) async throws(SecretServiceError) -> KeyChangeOutcome {
         await waitForCompaction(of: id)
         let wasLocked = try state(of: id).isLocked
+        // Also when writing fails: a password change must not leave a locked collection open.
+        defer { if wasLocked { _ = try? setLocked(id, true) } }
         // Check the old password against the slots themselves: an unlocked collection would not ask for it otherwise.
         guard let (changed, _) = try openMaster(id, with: oldKeys), try finishUnlock(id, with: oldKeys) else {
             return .refused
@@ -59,9 +61,7 @@ extension SecretStore {
         plan.append(PlannedSlot(slot: KeySlot(id: changed.id, kind: .password, parameters: parameters, salt: salt,
                                               nonce: [], wrappedKey: []),
                                 kek: newKEK))
-        let outcome = try rewriteSlots(of: try state(of: id), plan)
-        if wasLocked { try setLocked(id, true) }
-        return outcome
+        return try rewriteSlots(of: try state(of: id), plan)
     }
 
     /// `slot` as planned for a rewrite: with its key when one is held, else kept as it is.

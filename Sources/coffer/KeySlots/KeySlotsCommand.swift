@@ -25,11 +25,6 @@ struct KeySlots: AsyncParsableCommand {
 struct KeySlotTarget: ParsableArguments {
     @Argument(help: ArgumentHelp("The collection: alias, label, id or object path.", valueName: "collection"))
     var collection: String
-
-    /// The collection's id: the last element of its canonical path.
-    static func id(of path: ObjectPath) -> String {
-        String(path.rawValue.split(separator: "/").last ?? "")
-    }
 }
 
 /// Reads the secret that authorises a change: a password, or a recovery key typed in its printed form.
@@ -101,7 +96,7 @@ struct AddKeySlot: CofferCommand {
     func execute() async throws {
         try await ProviderConnection.with { service in
             let path = try await service.resolveCollection(target.collection)
-            let id = KeySlotTarget.id(of: path)
+            let id = CollectionReference(path: path).id
             switch kind {
             case .password:
                 let (old, new) = try readPasswords()
