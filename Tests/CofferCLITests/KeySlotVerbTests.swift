@@ -73,6 +73,23 @@ struct KeySlotVerbTests {
         }
     }
 
+    @Test("when systemd-creds cannot seal the key (a TPM2 asked for, none present), no slot is added and no file left",
+          .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-creds")
+              && !FileManager.default.fileExists(atPath: "/dev/tpmrm0") && !FileManager.default.fileExists(atPath: "/dev/tpm0"),
+                   "needs systemd-creds and a machine without a TPM2"))
+    func failedSealAddsNothing() async throws {
+        try await Self.withCofferd { bus, _, coffer in
+            let sealed = bus.directory.appendingPathComponent("creds/coffer-login.cred").path
+            let failed = try await coffer.run(["key-slots", "add", "login", "systemd-credential", "--credential-file",
+                                               sealed, "--creds-option=--with-key=tpm2"], input: Self.password)
+            #expect(failed.status == 1, "\(failed.stderr)")
+            #expect(failed.stderr.hasPrefix("coffer: systemd-creds could not encrypt the key"), "\(failed.stderr)")
+            #expect(failed.stderr.split(separator: "\n").count == 1)
+            #expect(!FileManager.default.fileExists(atPath: sealed))
+            #expect(try await coffer.run(["key-slots", "list", "login"]).text == "0\tpassword\n")
+        }
+    }
+
     static var canRunSystemdCreds: Bool {
         getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-creds")
     }

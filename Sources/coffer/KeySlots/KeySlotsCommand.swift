@@ -72,7 +72,7 @@ struct AddKeySlot: CofferCommand {
     }
 
     @OptionGroup var target: KeySlotTarget
-    @Argument(help: ArgumentHelp("password, systemd-credential or recovery.", valueName: "kind"))
+    @Argument(help: ArgumentHelp("The kind of slot.", valueName: "kind"))
     var kind: Kind
     @OptionGroup var current: CurrentSecret
     @Option(help: ArgumentHelp("Where to write the encrypted credential (default: $XDG_CONFIG_HOME/coffer/credentials/coffer-COLLECTION.cred).", valueName: "path"))
