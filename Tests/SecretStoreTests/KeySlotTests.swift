@@ -43,6 +43,42 @@ struct KeySlotTests {
         #expect(try await store.keySlots(of: "t") == [KeySlotInfo(id: 0, kind: .password)])
     }
 
+    @Test("a file written the format-1 way (one key wrap, sealed as before key slots) unlocks and takes new slots")
+    func formatOneFileLoads() async throws {
+        let dir = try ScratchDirectory()
+        // Written here byte for byte as format 1 wrote it, not through the key-slot code.
+        let parameters = Argon2idParameters(iterations: 1, memoryKiB: 256, parallelism: 1)
+        let salt = SecureRandom.bytes(count: 16)
+        let master = try CollectionKeys.newMaster()
+        let keys = try CollectionKeys(master: master, collectionID: "t")
+        let kek = try KeyWrapping.keyEncryptionKey(password: password("pw"), salt: salt, parameters: parameters)
+        let nonce = SecureRandom.bytes(count: 12)
+        var associated = Array("coffer/1 wrap".utf8) + [0, 1] + Array("t".utf8)
+        for value in [parameters.iterations, parameters.memoryKiB, parameters.parallelism] {
+            associated += withUnsafeBytes(of: value.bigEndian, Array.init)
+        }
+        associated += salt
+        let wrapped = try AES256GCM.seal(master, key: kek, nonce: nonce, associatedData: associated)
+        let header = FileHeader(id: "t", created: 1, indexKey: SecureRandom.bytes(count: 32))
+        let (bytes, _) = try Journal.encodeFile(
+            header: header,
+            records: [.keyWrap(KeyWrap(parameters: parameters, salt: salt, nonce: nonce, wrappedKey: wrapped)),
+                      .collection(label: "Old", modified: 1)],
+            firstSequence: 1, key: keys.authentication)
+        try FileManager.default.createDirectory(atPath: dir.path, withIntermediateDirectories: true)
+        try Data(bytes).write(to: URL(fileURLWithPath: dir.file("t")))
+
+        let store = try await dir.store()
+        #expect(try await store.keySlots(of: "t") == [KeySlotInfo(id: 0, kind: .password)])
+        #expect(try await !store.unlock("t", password: password("wrong")))
+        #expect(try await store.unlock("t", password: password("pw")))
+        #expect(try await store.collectionInfo("t").label == "Old")
+        let recovery = try Self.key()
+        #expect(try await store.addKeySlot(to: "t", authorizedBy: password("pw"), kind: .recovery, secret: recovery) == 1)
+        let reopened = try await dir.store()
+        #expect(try await reopened.unlock("t", slotKey: recovery))
+    }
+
     @Test("each slot unlocks the collection after a restart; a wrong or short key, or the wrong kind, does not")
     func everySlotUnlocks() async throws {
         let dir = try ScratchDirectory()
