@@ -85,12 +85,39 @@ struct CredentialUnlockTests {
                         "the credential did not unlock login; log:\n\(second.log())")
                 #expect(try await client.secret(of: item).text == "opened by the credential")
                 #expect(second.pinentryCommands.isEmpty, "a password was asked for")
+                // A password change (PAM's chauthtok, Seahorse) while cofferd holds the credential's key re-keys
+                // and wraps the credential's slot anew, so the next start still unlocks with it.
+                let call = Message.methodCall(
+                    destination: SecretServiceNames.busName, path: SecretServiceNames.servicePath,
+                    interface: SecretServiceNames.gnomeInternalInterface, member: "ChangeWithMasterPassword", body: [
+                        .objectPath(Self.login),
+                        try client.session.encode(secret(DaemonHarness.testLoginPassword), contentType: "text/plain")
+                            .dbusValue,
+                        try client.session.encode(secret("changed"), contentType: "text/plain").dbusValue,
+                    ])
+                _ = try await client.connection.call(call)
                 await client.close()
             } catch {
                 await second.kill()
                 throw error
             }
             #expect(await second.stop() == .exited(0))
+            #expect(!second.log().contains("master key was kept"), "log:\n\(second.log())")
+
+            let third = try await DaemonHarness.start(on: bus, options: .init(
+                arguments: DaemonHarness.cheapKeyDerivation, loginPassword: nil,
+                environment: ["CREDENTIALS_DIRECTORY": right], name: "cofferd-after-change"))
+            do {
+                let client = try await SecretService.connect(address: bus.address)
+                #expect(try await client.collectionProperties(Self.login).locked == false,
+                        "the credential no longer unlocks login after the change; log:\n\(third.log())")
+                #expect(try await client.secret(of: item).text == "opened by the credential")
+                await client.close()
+            } catch {
+                await third.kill()
+                throw error
+            }
+            #expect(await third.stop() == .exited(0))
         }
     }
 }
