@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Key slots: the several wraps of one collection's master key, and what opens each (FORMAT.md, "Key slots").
 
-public import SecretCrypto
-public import SecretServiceProtocol
+import SecretCrypto
+import SecretServiceProtocol
 
 /// What opens a key slot.
 public enum KeySlotKind: UInt8, Sendable, CaseIterable {
