@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Changing a collection's password, and rewriting its key slots: a new master key where every slot can follow it.
 
+import Logging
 public import SecretCrypto
 public import SecretServiceProtocol
 
@@ -61,7 +62,14 @@ extension SecretStore {
         plan.append(PlannedSlot(slot: KeySlot(id: changed.id, kind: .password, parameters: parameters, salt: salt,
                                               nonce: [], wrappedKey: []),
                                 kek: newKEK))
-        return try rewriteSlots(of: try state(of: id), plan)
+        let outcome = try rewriteSlots(of: try state(of: id), plan)
+        if case .masterKeyKept(let slots) = outcome {
+            // Whatever asked for the change (PAM, Seahorse, the CLI) may have no way to say so; the log must.
+            logger.notice("password changed; the master key was kept for key slots whose keys cofferd does not hold",
+                          metadata: ["secret.collection": "\(id)",
+                                     "slots": "\(slots.map { "\($0.id) \($0.kind.name)" })"])
+        }
+        return outcome
     }
 
     /// `slot` as planned for a rewrite: with its key when one is held, else kept as it is.

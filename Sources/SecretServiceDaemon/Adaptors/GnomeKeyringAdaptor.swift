@@ -84,15 +84,7 @@ struct GnomeKeyringAdaptor {
         let old = try await decode(original, caller: caller)
         let new = try await decode(master, caller: caller)
         let id = try await passwordCollection(at: path)
-        switch try await context.store.passwordChange(of: id, from: old, to: new) {
-        case .refused: throw denied(id)
-        case .rekeyed: break
-        case .masterKeyKept(let slots):
-            // The interface has no way to say so; the log (and docs/KEY-SLOTS.md) must.
-            context.logger.notice("password changed; the master key was kept for the key slots listed",
-                                  metadata: ["secret.collection": "\(id)",
-                                          "slots": "\(slots.map { "\($0.id) \($0.kind.name)" })"])
-        }
+        guard try await context.store.changePassword(of: id, from: old, to: new) else { throw denied(id) }
         return HandlerResult()
     }
 
