@@ -209,8 +209,9 @@ public final class SecretServiceDaemon: Service {
         chardening_return_freed_memory()
     }
 
-    /// Loads the collection files, sets up the in-memory `session` collection, and applies `--unlock`: the login
-    /// password unlocks `login`, or creates it on first start. `default` points at `login` when it exists and at
+    /// Loads the collection files, unlocks those whose systemd credential the unit passed, sets up the in-memory
+    /// `session` collection, and applies `--unlock`: the login password unlocks `login`, or creates it on first
+    /// start. `default` points at `login` when it exists and at
     /// nothing else was chosen; without files it points at `session`.
     private func bootstrapCollections() async throws {
         for problem in try await store.loadCollections() {
