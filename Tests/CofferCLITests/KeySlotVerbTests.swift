@@ -73,6 +73,21 @@ struct KeySlotVerbTests {
         }
     }
 
+    @Test("set-keychain-password warns when a recovery slot makes cofferd keep the master key, and not otherwise")
+    func passwordChangeReportsKeptMasterKey() async throws {
+        try await Self.withCofferd { _, _, coffer in
+            let plain = try await coffer.run(["set-keychain-password", "login"], input: Self.password + "second\n")
+            #expect(plain.status == 0 && plain.stderr.isEmpty, "\(plain.stderr)")
+            #expect(try await coffer.run(["key-slots", "add", "login", "recovery"], input: "second\n").status == 0)
+            let kept = try await coffer.run(["set-keychain-password", "login"], input: "second\nthird\n")
+            #expect(kept.status == 0, "\(kept.stderr)")
+            #expect(kept.stderr.contains("master key was kept for key slot(s) 1"), "\(kept.stderr)")
+            #expect(kept.stderr.split(separator: "\n").count == 1)
+            #expect(try await coffer.run(["set-keychain-password", "login"], input: "wrong\nx\n").status == 51)
+            #expect(try await coffer.run(["unlock-keychain", "login"], input: "third\n").status == 0)
+        }
+    }
+
     @Test("when systemd-creds cannot seal the key (a TPM2 asked for, none present), no slot is added and no file left",
           .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-creds")
               && !FileManager.default.fileExists(atPath: "/dev/tpmrm0") && !FileManager.default.fileExists(atPath: "/dev/tpm0"),

@@ -65,6 +65,28 @@ struct KeySlotsInterfaceTests {
         ]) == "org.freedesktop.DBus.Error.NotSupported")
     }
 
+    @Test("ChangePassword re-keys without other slots, keeps the master key and names the slots with a recovery key")
+    func changePasswordReportsOutcome() async throws {
+        let dir = try TemporaryDataDirectory()
+        let (h, session, vault) = try await vaultHarness(SecretServiceNames.plainAlgorithm, dir)
+        #expect(await h.errorName(service, keySlots, "ChangePassword", [
+            .objectPath(vault), try session.secret("wrong"), try session.secret("x"),
+        ]) == denied)
+        let alone = try await h.ok(service, keySlots, "ChangePassword", [
+            .objectPath(vault), try session.secret("pw"), try session.secret("pw2"),
+        ])
+        #expect(alone.first?.bool == true)
+        _ = try await h.ok(service, keySlots, "AddKeySlot", [
+            .objectPath(vault), try session.secret("pw2"), .string("recovery"),
+            Self.keySecret(session, SecureRandom.bytes(count: 20)),
+        ])
+        let kept = try await h.ok(service, keySlots, "ChangePassword", [
+            .objectPath(vault), try session.secret("pw2"), try session.secret("pw3"),
+        ])
+        #expect(kept.first?.bool == false)
+        #expect(kept.last == .array(.uint32, [.uint32(1)]))
+    }
+
     @Test("bad input: unknown kind, short key, unknown slot or collection, in-memory collection, foreign session")
     func errors() async throws {
         let dir = try TemporaryDataDirectory()

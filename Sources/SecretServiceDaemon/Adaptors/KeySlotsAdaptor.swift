@@ -29,6 +29,9 @@ struct KeySlotsAdaptor {
                                  caller: caller)
         case "RemoveKeySlot":
             return try await remove(args.objectPath(0), current: args.secret(1), slot: args.uint32(2), caller: caller)
+        case "ChangePassword":
+            return try await changePassword(args.objectPath(0), original: args.secret(1), password: args.secret(2),
+                                            caller: caller)
         case "UnlockWithKeySlot":
             return try await unlock(args.objectPath(0), key: args.secret(1), caller: caller)
         default:
@@ -68,13 +71,30 @@ struct KeySlotsAdaptor {
         async throws(SecretServiceError) -> HandlerResult {
         let currentSecret = try await decode(current, caller: caller)
         let id = try await GnomeKeyringAdaptor(context: context).passwordCollection(at: path)
+        let outcome = try await context.store.removeKeySlot(slot, from: id, authorizedBy: currentSecret)
+        let result = try reply(outcome, id: id)
+        context.logger.notice("key slot removed", metadata: ["secret.collection": "\(id)", "slot": "\(slot)"])
+        return result
+    }
+
+    /// `ChangePassword(o collection, (oayays) original, (oayays) password) → (b rekeyed, au unchanged)`: what
+    /// `ChangeWithMasterPassword` does, with the outcome it cannot report.
+    private func changePassword(_ path: ObjectPath, original: WireSecret, password: WireSecret, caller: BusName)
+        async throws(SecretServiceError) -> HandlerResult {
+        let old = try await decode(original, caller: caller)
+        let new = try await decode(password, caller: caller)
+        let id = try await GnomeKeyringAdaptor(context: context).passwordCollection(at: path)
+        return try reply(try await context.store.passwordChange(of: id, from: old, to: new), id: id)
+    }
+
+    /// `(b rekeyed, au unchanged)` for an outcome; `Denied` for a refusal.
+    private func reply(_ outcome: KeyChangeOutcome, id: String) throws(SecretServiceError) -> HandlerResult {
         let unchanged: [KeySlotInfo]
-        switch try await context.store.removeKeySlot(slot, from: id, authorizedBy: currentSecret) {
+        switch outcome {
         case .refused: throw denied(id)
         case .rekeyed: unchanged = []
         case .masterKeyKept(let slots): unchanged = slots
         }
-        context.logger.notice("key slot removed", metadata: ["secret.collection": "\(id)", "slot": "\(slot)"])
         return HandlerResult([.boolean(unchanged.isEmpty), .array(.uint32, unchanged.map { .uint32($0.id) })])
     }
 

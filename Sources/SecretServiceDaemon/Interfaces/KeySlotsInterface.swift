@@ -21,6 +21,9 @@ extension SecretInterfaces {
             MethodDescription("RemoveKeySlot", in: [
                 .init("collection", .objectPath), .init("current", secret), .init("slot", .uint32),
             ], out: [.init("rekeyed", .boolean), .init("unchanged", .array(.uint32))]),
+            MethodDescription("ChangePassword", in: [
+                .init("collection", .objectPath), .init("original", secret), .init("password", secret),
+            ], out: [.init("rekeyed", .boolean), .init("unchanged", .array(.uint32))]),
             MethodDescription("UnlockWithKeySlot", in: [.init("collection", .objectPath), .init("key", secret)]),
         ])
 }

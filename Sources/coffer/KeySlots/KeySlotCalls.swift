@@ -7,6 +7,9 @@ import SecretCrypto
 import SecretServiceClient
 import SecretServiceProtocol
 
+/// The provider does not serve `io.coffer.KeySlots`.
+struct InterfaceMissing: Error {}
+
 /// One key slot as cofferd lists it.
 struct KeySlotEntry: Encodable {
     var slot: UInt32
@@ -53,6 +56,26 @@ extension SecretService {
         return (rekeyed, unchanged.compactMap(\.uint32))
     }
 
+    /// `ChangePassword(o collection, (oayays) original, (oayays) password) → (b rekeyed, au unchanged)`, or `nil`
+    /// when the provider has no `io.coffer.KeySlots` (gnome-keyring, KeePassXC): the caller then uses
+    /// gnome-keyring's `ChangeWithMasterPassword`, which cannot report whether the master key was replaced.
+    func changePasswordReporting(of collection: ObjectPath, from old: SecretBytes, to new: SecretBytes) async throws
+        -> (rekeyed: Bool, unchanged: [UInt32])? {
+        let body: [DBusValue]
+        do {
+            body = try await callKeySlots("ChangePassword", [
+                .objectPath(collection), try session.encode(old, contentType: "text/plain").dbusValue,
+                try session.encode(new, contentType: "text/plain").dbusValue,
+            ], unknownIsNil: true)
+        } catch is InterfaceMissing {
+            return nil
+        }
+        guard body.count == 2, let rekeyed = body[0].bool, case .array(_, let unchanged) = body[1] else {
+            throw SecretServiceClientError.unexpectedReply("ChangePassword returned an unexpected reply")
+        }
+        return (rekeyed, unchanged.compactMap(\.uint32))
+    }
+
     /// `UnlockWithKeySlot(o collection, (oayays) key)`.
     func unlock(_ collection: ObjectPath, slotKey: SecretBytes) async throws {
         try await callKeySlots("UnlockWithKeySlot", [
@@ -63,13 +86,17 @@ extension SecretService {
     /// One call on `io.coffer.KeySlots`, with the client's error vocabulary; a provider without the interface (not
     /// cofferd) answers `UnknownMethod`, reported as "not supported".
     @discardableResult
-    private func callKeySlots(_ member: MemberName, _ arguments: [DBusValue]) async throws -> [DBusValue] {
+    private func callKeySlots(_ member: MemberName, _ arguments: [DBusValue], unknownIsNil: Bool = false) async throws
+        -> [DBusValue] {
         let message = Message.methodCall(
             destination: destination, path: SecretServiceNames.servicePath,
             interface: SecretServiceNames.keySlotsInterface, member: member, body: arguments)
         do {
             return try await connection.call(message).body
         } catch let error as DBusError {
+            if unknownIsNil, [ErrorName.unknownMethod, .unknownInterface, .unknownObject].contains(error.name) {
+                throw InterfaceMissing()
+            }
             switch error.name {
             case .serviceUnknown, .nameHasNoOwner: throw SecretServiceClientError.noProvider
             default: throw SecretServiceError(error)

@@ -128,13 +128,25 @@ struct SetKeychainPassword: CofferCommand {
             } else {
                 let (old, new) = try readPasswords()
                 do {
-                    try await service.changePassword(of: path, from: old, to: new)
+                    if let result = try await service.changePasswordReporting(of: path, from: old, to: new) {
+                        if !result.rekeyed { Self.warnMasterKeyKept(result.unchanged) }
+                    } else {
+                        try await service.changePassword(of: path, from: old, to: new)
+                    }
                 } catch SecretServiceError.denied, SecretServiceError.accessDenied {
                     throw CofferError(.authenticationFailed, "The user name or passphrase you entered is not correct.")
                 }
             }
             if output.json { try JSONOutput.print(["changed": path.rawValue]) }
         }
+    }
+
+    /// cofferd kept the master key so the listed key slots keep working (docs/KEY-SLOTS.md); say what that means.
+    static func warnMasterKeyKept(_ slots: [UInt32]) {
+        Console.warning("the password changed, but the master key was kept for key slot(s) "
+            + slots.map(String.init).joined(separator: ", ")
+            + " (see `coffer key-slots list`): a copy of the keychain file made before this change still opens "
+            + "with the old password")
     }
 
     private func readPasswords() throws -> (SecretBytes, SecretBytes) {

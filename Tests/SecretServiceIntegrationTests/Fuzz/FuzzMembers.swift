@@ -59,6 +59,7 @@ enum FuzzMembers {
                    node: .service),
         FuzzMember(interface: keySlots, member: "RemoveKeySlot", input: [.objectPath, secret, .uint32],
                    node: .service),
+        FuzzMember(interface: keySlots, member: "ChangePassword", input: [.objectPath, secret, secret], node: .service),
         FuzzMember(interface: keySlots, member: "UnlockWithKeySlot", input: [.objectPath, secret], node: .service),
         FuzzMember(interface: collection, member: "Delete", input: [], node: .collection),
         FuzzMember(interface: collection, member: "SearchItems", input: [attributes], node: .collection),
