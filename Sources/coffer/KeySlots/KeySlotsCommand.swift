@@ -15,8 +15,12 @@ struct KeySlots: AsyncParsableCommand {
         discussion: """
             Each slot opens the same collection: its password, a key sealed with systemd-creds that cofferd's unit \
             loads at start (LoadCredentialEncrypted=), or a recovery key printed once. Adding or removing a slot \
-            asks for a secret that opens an existing one: a password, or with --recovery-key a recovery key. \
-            What each kind protects against is in docs/KEY-SLOTS.md.
+            asks for a secret that opens an existing one: a password, or with --recovery-key a recovery key.
+
+            Every slot opens everything. A credential sealed with the host key opens the collection for anyone who \
+            is root on this machine or holds its disk and host key; one sealed with a TPM2 does not leave the \
+            machine; a recovery key opens it for whoever reads the paper. A password change keeps the master key \
+            when slots whose keys cofferd does not hold (a recovery key) would otherwise be shut out, and says so.
             """,
         subcommands: [ListKeySlots.self, AddKeySlot.self, RemoveKeySlot.self, UnlockWithRecoveryKey.self])
 }
