@@ -109,11 +109,11 @@ struct KeySlotVerbTests {
         getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-creds")
     }
 
-    @Test("systemd-creds encrypt, then decrypt into $CREDENTIALS_DIRECTORY, unlocks login at start without a password",
-          .enabled(if: canRunSystemdCreds, "systemd 252 encrypts with the host key only as root"))
     /// On a machine without one, `systemd-creds encrypt` creates the host key `/var/lib/systemd/credential.secret`.
     /// That key is the machine's, not a fixture of this test: it stays, as removing it would make every credential
     /// sealed with it undecryptable.
+    @Test("systemd-creds encrypt, then decrypt into $CREDENTIALS_DIRECTORY, unlocks login at start without a password",
+          .enabled(if: canRunSystemdCreds, "systemd 252 encrypts with the host key only as root"))
     func systemdCredentialRoundTrip() async throws {
         try await TestBus.withPrivateBus { bus in
             let scratch = bus.directory.appendingPathComponent("systemd-creds", isDirectory: true)
