@@ -69,6 +69,11 @@ public final class SecretServiceDaemon: Service {
                                             logger: logger)
                 background.addTask { await autoLocker.run() }
             }
+            if configuration.autoLock.locksOnSessionEvents {
+                let watcher = SessionLockWatcher(store: store, policy: configuration.autoLock,
+                                                 sessionID: configuration.loginSessionID, logger: logger)
+                background.addTask { await watcher.run() }
+            }
             await self.serve(router: router, connection: connection)
             await connection.close()
             background.cancelAll()

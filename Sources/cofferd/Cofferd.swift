@@ -131,7 +131,7 @@ struct Cofferd: AsyncParsableCommand {
                     logger: Logger(label: "cofferd.pinentry")),
                 dataDirectory: directory, loginPassword: loginPassword,
                 keyDerivation: Argon2idParameters(iterations: kdfIterations, memoryKiB: kdfMemory, parallelism: 1),
-                autoLock: settings.autoLock),
+                autoLock: settings.autoLock, loginSessionID: ProcessInfo.processInfo.environment["XDG_SESSION_ID"]),
             logger: logger)
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
