@@ -15,6 +15,8 @@ public enum SecretServiceNames {
     public static let promptInterface: InterfaceName = "org.freedesktop.Secret.Prompt"
     /// gnome-keyring's private interface for master-password handling, used by Seahorse and scripts.
     public static let gnomeInternalInterface: InterfaceName = "org.gnome.keyring.InternalUnsupportedGuiltRiddenInterface"
+    /// Coffer's own interface on the service object (`dbus/io.coffer.Daemon.xml`).
+    public static let cofferInterface: InterfaceName = "io.coffer.Daemon"
 
     public static let propertiesInterface: InterfaceName = "org.freedesktop.DBus.Properties"
     public static let introspectableInterface: InterfaceName = "org.freedesktop.DBus.Introspectable"

@@ -19,6 +19,8 @@ actor ClientRegistry {
     private var nextSession: UInt64 = 1
     private var nextPrompt: UInt64 = 1
     private let limits: ClientLimits
+    /// The last prompt that could not be shown at all.
+    private(set) var lastFailedPrompt: FailedPrompt?
 
     init(limits: ClientLimits) {
         self.limits = limits
@@ -127,6 +129,11 @@ actor ClientRegistry {
         remember(finished: id, owner: prompt.owner)
         let completion = PromptCompletion(dismissed: result == nil, result: result ?? prompt.work.emptyResult)
         return (prompt.owner, completion)
+    }
+
+    /// Remembers a prompt that could not be shown, replacing the one before.
+    func recordFailedPrompt(_ failure: FailedPrompt) {
+        lastFailedPrompt = failure
     }
 
     /// Ends every live prompt as dismissed (the daemon is shutting down); returns what to announce for each.

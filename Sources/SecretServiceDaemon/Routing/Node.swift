@@ -21,7 +21,9 @@ enum Node: Sendable {
     var interfaces: [InterfaceDescription] {
         switch self {
         // gnome-keyring serves its private interface on the service object too; Seahorse looks for it there.
-        case .service: [SecretInterfaces.service, SecretInterfaces.gnomeKeyringInternal] + SecretInterfaces.standard
+        case .service:
+            [SecretInterfaces.service, SecretInterfaces.gnomeKeyringInternal, SecretInterfaces.coffer]
+                + SecretInterfaces.standard
         case .collection: [SecretInterfaces.collection] + SecretInterfaces.standard
         case .item: [SecretInterfaces.item] + SecretInterfaces.standard
         case .session: [SecretInterfaces.session] + SecretInterfaces.standard
@@ -44,10 +46,19 @@ struct MethodCall: Sendable {
 /// (a prompt's `Prompt()` answers at once and completes later).
 struct HandlerResult: Sendable {
     var reply: [DBusValue]
+    /// Sent instead of ``reply`` when set: for a failure that still has work to do after the answer (a prompt that
+    /// cannot be shown is refused, then announced as dismissed).
+    var error: SecretServiceError?
     var afterReply: (@Sendable () async -> Void)?
 
     init(_ reply: [DBusValue] = [], afterReply: (@Sendable () async -> Void)? = nil) {
         self.reply = reply
+        self.afterReply = afterReply
+    }
+
+    init(error: SecretServiceError, afterReply: (@Sendable () async -> Void)? = nil) {
+        self.reply = []
+        self.error = error
         self.afterReply = afterReply
     }
 }

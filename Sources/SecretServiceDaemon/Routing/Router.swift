@@ -58,7 +58,12 @@ public struct Router: Sendable {
             await reply(to: message, with: message.makeErrorReply(DBusError(.failed, "internal error")))
             return
         }
-        await reply(to: message, with: message.makeReply(result.reply))
+        if let error = result.error {
+            callLogger(message).debug("call refused", metadata: ["reason": "\(error.dbusError.message)"])
+            await reply(to: message, with: message.makeErrorReply(error.dbusError))
+        } else {
+            await reply(to: message, with: message.makeReply(result.reply))
+        }
         await result.afterReply?()
     }
 
@@ -105,6 +110,7 @@ public struct Router: Sendable {
         case SecretServiceNames.promptInterface: return try await PromptAdaptor(context: context).call(call)
         case SecretServiceNames.gnomeInternalInterface:
             return try await GnomeKeyringAdaptor(context: context).call(call)
+        case SecretServiceNames.cofferInterface: return try await CofferAdaptor(context: context).call(call)
         case SecretServiceNames.propertiesInterface: return try await PropertiesAdaptor(context: context).call(call)
         case SecretServiceNames.introspectableInterface:
             return try await IntrospectableAdaptor(context: context).call(call)

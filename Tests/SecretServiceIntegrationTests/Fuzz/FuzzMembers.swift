@@ -32,6 +32,7 @@ enum FuzzMembers {
     static let session = "org.freedesktop.Secret.Session"
     static let prompt = "org.freedesktop.Secret.Prompt"
     static let gnome = "org.gnome.keyring.InternalUnsupportedGuiltRiddenInterface"
+    static let coffer = "io.coffer.Daemon"
     static let propertiesInterface = "org.freedesktop.DBus.Properties"
     static let introspectable = "org.freedesktop.DBus.Introspectable"
     static let peer = "org.freedesktop.DBus.Peer"
@@ -53,6 +54,7 @@ enum FuzzMembers {
         FuzzMember(interface: gnome, member: "CreateWithMasterPassword", input: [properties, secret], node: .service),
         FuzzMember(interface: gnome, member: "UnlockWithMasterPassword", input: [.objectPath, secret],
                    node: .service),
+        FuzzMember(interface: coffer, member: "LastFailedPrompt", input: [], node: .service),
         FuzzMember(interface: collection, member: "Delete", input: [], node: .collection),
         FuzzMember(interface: collection, member: "SearchItems", input: [attributes], node: .collection),
         FuzzMember(interface: collection, member: "CreateItem", input: [properties, secret, .boolean],
