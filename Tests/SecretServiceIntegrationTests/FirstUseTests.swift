@@ -2,7 +2,10 @@
 // A fresh account: the first store into the default alias creates `login` through a password prompt, and a client
 // with no way to be prompted is told why.
 
+import DBusWire
 import Foundation
+import SecretCrypto
+import SecretServiceProtocol
 import SecretServiceClient
 import SecretServiceTestSupport
 import Testing
@@ -77,6 +80,30 @@ struct FirstUseTests {
             let result = try await ClientEnvironment(bus: bus).python(script)
             #expect(result.status != 0)
             #expect(result.stderr.contains(Self.reason), "python said: \(result.stderr)")
+            #expect(await daemon.stop() == .exited(0), "log:\n\(daemon.log())")
+        }
+    }
+
+    @Test("CreateItem on the default alias with no collection prompts for a new password and creates login")
+    func createItemOnUnsetDefault() async throws {
+        try await TestBus.withPrivateBus { bus in
+            let daemon = try await DaemonHarness.start(on: bus, options: Self.fresh())
+            let client = try await SecretService.connect(address: bus.address)
+            let alias = ObjectPath(unchecked: "/org/freedesktop/secrets/aliases/default")
+            // Nothing exists yet: reading the alias finds nothing, and its properties are no object.
+            #expect(try await client.readAlias("default") == nil)
+            await #expect(throws: SecretServiceError.self) { _ = try await client.collectionProperties(alias) }
+
+            let item = try await client.createItem(in: alias, label: "first", attributes: ["app": "raw"],
+                                                   secret: try SecretBytes(copying: Array("raw secret".utf8)),
+                                                   replace: false)
+            #expect(item.rawValue.hasPrefix("/org/freedesktop/secrets/collection/login/"))
+            #expect(try await client.readAlias("default") == ObjectPath(unchecked: "/org/freedesktop/secrets/collection/login"))
+            #expect(try await client.secret(of: item).text == "raw secret")
+            // One pinentry: a new password, asked twice or with its repeat field.
+            #expect(daemon.pinentryCommands.contains { $0.hasPrefix("GETPIN") })
+            await client.close()
+            #expect(FileManager.default.fileExists(atPath: daemon.collectionFile("login").path))
             #expect(await daemon.stop() == .exited(0), "log:\n\(daemon.log())")
         }
     }

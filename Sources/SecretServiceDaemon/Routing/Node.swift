@@ -9,6 +9,9 @@ import SecretServiceProtocol
 enum Node: Sendable {
     case service
     case collection(id: String, path: ObjectPath)
+    /// `/org/freedesktop/secrets/aliases/default` before any collection exists, in a daemon that can create a
+    /// password collection: only `CreateItem` answers, with a prompt that creates `login` first.
+    case unsetDefaultAlias
     case item(collection: String, item: String, path: ObjectPath)
     case session(SecretSession)
     case prompt(id: String)
@@ -24,7 +27,7 @@ enum Node: Sendable {
         case .service:
             [SecretInterfaces.service, SecretInterfaces.gnomeKeyringInternal, SecretInterfaces.coffer]
                 + SecretInterfaces.standard
-        case .collection: [SecretInterfaces.collection] + SecretInterfaces.standard
+        case .collection, .unsetDefaultAlias: [SecretInterfaces.collection] + SecretInterfaces.standard
         case .item: [SecretInterfaces.item] + SecretInterfaces.standard
         case .session: [SecretInterfaces.session] + SecretInterfaces.standard
         case .prompt, .finishedPrompt: [SecretInterfaces.prompt] + SecretInterfaces.standard
