@@ -44,9 +44,10 @@ public final class SecretServiceDaemon: Service {
         // A call past the argument limit is refused before it is decoded, which costs several times a body's size.
         // The margin covers the alignment padding the router's count leaves out.
         await connection.setMaximumIncomingBodySize(configuration.clientLimits.maximumCallBytes + 64 * 1024)
+        let agentTimeout = (configuration.prompter as? PinentryPrompter)?.configuration.timeout ?? .seconds(300)
         let router = Router(store: store, prompter: configuration.prompter,
                             sender: ConnectionSender(connection: connection, logger: logger),
-                            clientLimits: configuration.clientLimits, logger: logger)
+                            clientLimits: configuration.clientLimits, promptAgentTimeout: agentTimeout, logger: logger)
         try await connection.registerObjectTree(at: SecretServiceNames.servicePath)
         try await connection.addMatch(
             "type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged'")
@@ -258,6 +259,10 @@ struct ConnectionSender: MessageSender {
         } catch {
             logger.warning("could not send a message", metadata: ["error": "\(error)"])
         }
+    }
+
+    func call(_ message: Message, timeout: Duration) async throws -> Message {
+        try await connection.call(message, timeout: timeout)
     }
 
     func isOnBus(_ name: BusName) async -> Bool {

@@ -21,6 +21,8 @@ actor ClientRegistry {
     private let limits: ClientLimits
     /// The last prompt that could not be shown at all.
     private(set) var lastFailedPrompt: FailedPrompt?
+    /// Registered `coffer prompt-agent`s, oldest first; a client has at most one.
+    var promptAgents: [PromptAgent] = []
 
     init(limits: ClientLimits) {
         self.limits = limits
@@ -169,6 +171,7 @@ actor ClientRegistry {
     @discardableResult
     func clientVanished(_ name: BusName) -> [String] {
         sessions = sessions.filter { $0.value.owner != name }
+        promptAgents.removeAll { $0.owner == name }
         lastUse = lastUse.filter { sessions[$0.key] != nil }
         finished = finished.filter { $0.value != name }
         finishedOrder.removeAll { finished[$0] == nil }

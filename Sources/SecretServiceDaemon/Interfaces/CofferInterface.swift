@@ -12,5 +12,6 @@ extension SecretInterfaces {
         SecretServiceNames.cofferInterface,
         methods: [
             MethodDescription("LastFailedPrompt", in: [], out: [.init("prompt", propertyMap)]),
+            MethodDescription("RegisterPromptAgent", in: [.init("agent", .objectPath), .init("session", .objectPath)]),
         ])
 }

@@ -20,9 +20,19 @@ public struct Router: Sendable {
     ///   - sender: where replies and signals go.
     ///   - clientLimits: per-client caps on sessions and prompts.
     ///   - logger: for call diagnostics (never secrets or attribute values).
+    ///   - promptAgentTimeout: how long a user has to answer a prompt at a `coffer prompt-agent`.
     public init(store: SecretStore, prompter: any Prompter, sender: any MessageSender,
-                clientLimits: ClientLimits = .default, logger: Logger) {
-        context = DaemonContext(store: store, clients: ClientRegistry(limits: clientLimits), unlocks: UnlockCoordinator(),
+                clientLimits: ClientLimits = .default, promptAgentTimeout: Duration = .seconds(300),
+                logger: Logger) {
+        let clients = ClientRegistry(limits: clientLimits)
+        // Password prompts fall back to a `coffer prompt-agent` where no pinentry can be seen. A prompter with no
+        // passwords to give (approving every prompt) stays as it is.
+        var prompter = prompter
+        if let primary = prompter as? any PasswordPrompter {
+            prompter = AgentPrompter(primary: primary, clients: clients, sender: sender, logger: logger,
+                                     timeout: promptAgentTimeout)
+        }
+        context = DaemonContext(store: store, clients: clients, unlocks: UnlockCoordinator(),
                                 prompter: prompter, sender: sender, logger: logger)
         maximumCallBytes = clientLimits.maximumCallBytes
     }

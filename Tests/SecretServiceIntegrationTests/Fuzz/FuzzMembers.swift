@@ -55,6 +55,8 @@ enum FuzzMembers {
         FuzzMember(interface: gnome, member: "UnlockWithMasterPassword", input: [.objectPath, secret],
                    node: .service),
         FuzzMember(interface: coffer, member: "LastFailedPrompt", input: [], node: .service),
+        FuzzMember(interface: coffer, member: "RegisterPromptAgent", input: [.objectPath, .objectPath],
+                   node: .service),
         FuzzMember(interface: collection, member: "Delete", input: [], node: .collection),
         FuzzMember(interface: collection, member: "SearchItems", input: [attributes], node: .collection),
         FuzzMember(interface: collection, member: "CreateItem", input: [properties, secret, .boolean],
