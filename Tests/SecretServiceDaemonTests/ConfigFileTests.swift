@@ -22,6 +22,8 @@ struct ConfigFileTests {
         [defaults]
         lock-after-idle = 15m        # durations: 90s, 15m, 8h, 1d, or "off"
         lock-after = 8h
+        lock-on-sleep = no           # yes locks on suspend, through logind (docs/PROMPTS.md)
+        lock-on-screen-lock = no     # yes locks when the session's screen locks
 
         [collection login]           # per-collection overrides by collection id
         lock-after-idle = off
@@ -48,7 +50,8 @@ struct ConfigFileTests {
     func documentedFormat() throws {
         let policy = try parse(Self.documented)
         #expect(policy == AutoLockPolicy(
-            defaults: AutoLockSettings(idle: .after(.minutes(15)), unlocked: .after(.hours(8))),
+            defaults: AutoLockSettings(idle: .after(.minutes(15)), unlocked: .after(.hours(8)), onSleep: false,
+                                       onScreenLock: false),
             collections: ["login": AutoLockSettings(idle: .off), "session": AutoLockSettings(unlocked: .after(.hours(1)))]))
         #expect(policy.timeouts(for: "login", isInMemory: false) == LockTimeouts(idle: nil, unlocked: .hours(8)))
         #expect(policy.timeouts(for: "work", isInMemory: false) == LockTimeouts(idle: .minutes(15), unlocked: .hours(8)))

@@ -48,6 +48,11 @@ struct FirstUseTests {
             #expect(!FileManager.default.fileExists(atPath: daemon.collectionFile("login").path))
             #expect(daemon.pinentryCommands.isEmpty, "a pinentry ran with nobody to see it")
 
+            let cofferStore = try await CofferCLI(bus: bus).run(["store", "--label", "first", "app", "fresh"],
+                                                                input: "first secret")
+            #expect(cofferStore.status != 0)
+            #expect(cofferStore.stderr.contains(Self.reason), "coffer store said: \(cofferStore.stderr)")
+
             let status = try await CofferCLI(bus: bus).run(["status"])
             #expect(status.status == 0, "coffer status: \(status.stderr)")
             #expect(status.text.contains("last failed prompt:") && status.text.contains(Self.reason), "\(status.text)")
