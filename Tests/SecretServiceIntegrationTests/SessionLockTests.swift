@@ -102,6 +102,8 @@ struct SessionLockTests {
             let client = try await SecretService.connect(address: bus.address)
             #expect(try await client.collectionProperties(try await client.defaultCollection()).locked == false)
             await client.close()
+            // The log line is the only trace a missing system bus leaves, and it is written by a background task
+            // that no call waits for; so the log is read until it appears.
             try await withDeadline(waitingFor: "the no-system-bus line in cofferd's log") {
                 while !daemon.log().contains("no system bus; lock-on-sleep and lock-on-screen-lock have no effect") {
                     await Task.yield()

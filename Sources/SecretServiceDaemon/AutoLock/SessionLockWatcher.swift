@@ -55,6 +55,9 @@ public struct SessionLockWatcher: Sendable {
         } onCancel: {
             connection.finishMessages()
         }
+        if !Task.isCancelled {
+            logger.notice("the system bus connection closed; lock-on-sleep and lock-on-screen-lock have no effect")
+        }
         await connection.close()
     }
 

@@ -19,8 +19,8 @@ public struct Router: Sendable {
     ///   - prompter: answers prompts.
     ///   - sender: where replies and signals go.
     ///   - clientLimits: per-client caps on sessions and prompts.
-    ///   - logger: for call diagnostics (never secrets or attribute values).
     ///   - promptAgentTimeout: how long a user has to answer a prompt at a `coffer prompt-agent`.
+    ///   - logger: for call diagnostics (never secrets or attribute values).
     public init(store: SecretStore, prompter: any Prompter, sender: any MessageSender,
                 clientLimits: ClientLimits = .default, promptAgentTimeout: Duration = .seconds(300),
                 logger: Logger) {
