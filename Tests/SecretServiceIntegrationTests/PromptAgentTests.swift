@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // `coffer prompt-agent`: where no pinentry can be seen, cofferd's password prompts are answered by the agent.
 
+import DBusTransport
+import DBusWire
 import Foundation
+import SecretServiceClient
+import SecretServiceProtocol
 import SecretServiceTestSupport
 import Testing
 
@@ -76,6 +80,27 @@ struct PromptAgentTests {
             let status = try await cli.run(["status"])
             #expect(!status.text.contains("last failed prompt"), "\(status.text)")
             #expect(await daemon.stop() == .exited(0), "log:\n\(daemon.log())")
+        }
+    }
+
+    @Test("an agent must register with an encrypted session of its own")
+    func registrationNeedsOwnEncryptedSession() async throws {
+        try await DaemonHarness.withDaemon(algorithm: .plain) { bus, _, plain in
+            func register(_ client: SecretService, session: ObjectPath) async throws {
+                let call = Message.methodCall(
+                    destination: SecretServiceNames.busName, path: SecretServiceNames.servicePath,
+                    interface: SecretServiceNames.cofferInterface, member: "RegisterPromptAgent",
+                    body: [.objectPath("/io/coffer/PromptAgent"), .objectPath(session)])
+                _ = try await client.connection.call(call)
+            }
+            let refused = await #expect(throws: DBusError.self) { try await register(plain, session: plain.session.path) }
+            #expect(refused?.name == .invalidArgs)
+            // Another client's session, even an encrypted one, is not the caller's.
+            let other = try await SecretService.connect(address: bus.address)
+            let stolen = await #expect(throws: DBusError.self) { try await register(plain, session: other.session.path) }
+            #expect(stolen?.name == SecretErrorNames.noSession)
+            try await register(other, session: other.session.path)
+            await other.close()
         }
     }
 }
