@@ -103,7 +103,8 @@ struct IntrospectionTests {
             // gnome-keyring's private interface lives on the service object only, beside the Service interface.
             if path == service {
                 #expect(served.interfaces[gnomeName] == gnome.interfaces[gnomeName], "\(path): \(gnomeName) differs")
-                #expect(served.interfaces[cofferName] == coffer.interfaces[cofferName], "\(path): \(cofferName) differs")
+                #expect(served.interfaces[cofferName] == coffer.interfaces[cofferName],
+                        "\(path): \(cofferName) differs")
             } else {
                 #expect(served.interfaces[gnomeName] == nil, "\(path) serves \(gnomeName)")
                 #expect(served.interfaces[cofferName] == nil, "\(path) serves \(cofferName)")

@@ -32,7 +32,8 @@ struct PromptAvailabilityTests {
 
     @Test("a missing pinentry program is named")
     func missingProgram() async {
-        #expect(await reason(program: "pinentry-that-does-not-exist", environment: ["DISPLAY": ":0", "PATH": "/usr/bin"])
+        let environment = ["DISPLAY": ":0", "PATH": "/usr/bin"]
+        #expect(await reason(program: "pinentry-that-does-not-exist", environment: environment)
             == "cannot ask for the password: the pinentry program 'pinentry-that-does-not-exist' is not installed")
     }
 

@@ -103,7 +103,8 @@ struct FirstUseTests {
                                                    secret: try SecretBytes(copying: Array("raw secret".utf8)),
                                                    replace: false)
             #expect(item.rawValue.hasPrefix("/org/freedesktop/secrets/collection/login/"))
-            #expect(try await client.readAlias("default") == ObjectPath(unchecked: "/org/freedesktop/secrets/collection/login"))
+            let login = ObjectPath(unchecked: "/org/freedesktop/secrets/collection/login")
+            #expect(try await client.readAlias("default") == login)
             #expect(try await client.secret(of: item).text == "raw secret")
             // One pinentry: a new password, asked twice or with its repeat field.
             #expect(daemon.pinentryCommands.contains { $0.hasPrefix("GETPIN") })

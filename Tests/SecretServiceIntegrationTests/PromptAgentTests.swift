@@ -93,11 +93,15 @@ struct PromptAgentTests {
                     body: [.objectPath("/io/coffer/PromptAgent"), .objectPath(session)])
                 _ = try await client.connection.call(call)
             }
-            let refused = await #expect(throws: DBusError.self) { try await register(plain, session: plain.session.path) }
+            let refused = await #expect(throws: DBusError.self) {
+                try await register(plain, session: plain.session.path)
+            }
             #expect(refused?.name == .invalidArgs)
             // Another client's session, even an encrypted one, is not the caller's.
             let other = try await SecretService.connect(address: bus.address)
-            let stolen = await #expect(throws: DBusError.self) { try await register(plain, session: other.session.path) }
+            let stolen = await #expect(throws: DBusError.self) {
+                try await register(plain, session: other.session.path)
+            }
             #expect(stolen?.name == SecretErrorNames.noSession)
             try await register(other, session: other.session.path)
             await other.close()

@@ -8,7 +8,8 @@ import SecretServiceClient
 
 struct Status: CofferCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Show the provider that owns org.freedesktop.secrets, its collections, where its files live, and the last prompt it could not show.",
+        abstract: "Show the provider that owns org.freedesktop.secrets, its collections, where its files live, "
+            + "and the last prompt it could not show.",
         discussion: "Does not start a provider: when none runs, says whether the bus would activate one. "
             + "Exits 53 when there is no session bus or no provider running.")
 
