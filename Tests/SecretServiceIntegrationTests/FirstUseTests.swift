@@ -113,4 +113,32 @@ struct FirstUseTests {
             #expect(await daemon.stop() == .exited(0), "log:\n\(daemon.log())")
         }
     }
+
+    @Test("a prompt nobody can see: Prompt() fails with the reason first, then Completed(dismissed) follows")
+    func refusedPromptOrder() async throws {
+        try await TestBus.withPrivateBus { bus in
+            let daemon = try await DaemonHarness.start(on: bus, options: Self.fresh(["DISPLAY": ""]))
+            let client = try await SecretService.connect(address: bus.address)
+            let (collection, prompt) = try await client.service.createCollection(
+                properties: ["org.freedesktop.Secret.Collection.Label": .string("Work")], alias: "")
+            #expect(collection == .root)
+            let completions = try await client.subscribe(to: [.promptCompleted(prompt)])
+            let proxy = PromptProxy(connection: client.connection, path: prompt)
+            let error = await #expect(throws: SecretServiceError.self) { try await proxy.prompt() }
+            guard case .failed(let message)? = error else {
+                Issue.record("Prompt() failed with \(String(describing: error))")
+                return
+            }
+            #expect(message.hasPrefix(Self.reason))
+            let completed = try await withDeadline(waitingFor: "Completed after the refused Prompt()") {
+                var iterator = completions.makeAsyncIterator()
+                return await iterator.next()
+            }
+            #expect(completed?.body.first == .boolean(true))
+            #expect(try await client.lastFailedPrompt()?.reason == message)
+            await completions.cancel()
+            await client.close()
+            #expect(await daemon.stop() == .exited(0), "log:\n\(daemon.log())")
+        }
+    }
 }
