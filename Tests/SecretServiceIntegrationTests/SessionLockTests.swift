@@ -56,7 +56,7 @@ struct SessionLockTests {
         for path in [login, session, work] { #expect(try await client.collectionProperties(path).locked == false) }
         // cofferd asks logind for its session after subscribing, so once asked, it hears every signal.
         try await withDeadline(waitingFor: "cofferd to ask the stand-in logind for its session") {
-            await logind.waitForSessionQuery()
+            await logind.waitForCall("GetSession")
         }
         let changes = try await client.subscribe(to: [
             SignalFilter(path: .init(unchecked: SecretServiceNames.servicePath.rawValue),
@@ -87,6 +87,39 @@ struct SessionLockTests {
         try await withDeadline(waitingFor: "CollectionChanged") {
             var iterator = changes.makeAsyncIterator()
             return await iterator.next()?.body.first?.objectPath
+        }
+    }
+
+    @Test("outside any session (started by the user's service manager), the user's graphical session's Lock counts")
+    func graphicalSessionFallback() async throws {
+        let display = ObjectPath(unchecked: "/org/freedesktop/login1/session/c9")
+        try await TestBus.withPrivateBus { systemBus in
+            // No XDG_SESSION_ID and no session for cofferd's pid: only the user's Display session is left.
+            let logind = try await StandInLogind.start(on: systemBus, sessions: [:], display: ("c9", display))
+            defer { Task { await logind.connection.close() } }
+            try await TestBus.withPrivateBus { bus in
+                let config = bus.directory.appendingPathComponent("session-lock.conf")
+                try Data("[collection login]\nlock-on-screen-lock = yes\n".utf8).write(to: config)
+                let daemon = try await DaemonHarness.start(on: bus, options: .init(
+                    arguments: ["--config", config.path],
+                    environment: ["DBUS_SYSTEM_BUS_ADDRESS": systemBus.address]))
+                let client = try await SecretService.connect(address: bus.address)
+                let login = SecretObjectPath.collection("login").objectPath
+                #expect(try await client.collectionProperties(login).locked == false)
+                try await withDeadline(waitingFor: "cofferd to read the user's Display session") {
+                    await logind.waitForCall("Get")
+                }
+                let changes = try await client.subscribe(to: [.propertiesChanged(login)])
+                try await logind.emit(path: display, interface: StandInLogind.sessionInterface, member: "Lock")
+                _ = try await withDeadline(waitingFor: "login's PropertiesChanged") {
+                    var iterator = changes.makeAsyncIterator()
+                    return await iterator.next()
+                }
+                #expect(try await client.collectionProperties(login).locked)
+                await changes.cancel()
+                await client.close()
+                #expect(await daemon.stop() == .exited(0), "log:\n\(daemon.log())")
+            }
         }
     }
 
