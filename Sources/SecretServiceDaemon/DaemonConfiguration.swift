@@ -30,12 +30,15 @@ public struct DaemonConfiguration: Sendable {
     public var keyDerivation: Argon2idParameters
     /// Which collections lock themselves after idle or unlocked time; off unless the configuration file says so.
     public var autoLock: AutoLockPolicy
+    /// The logind session whose screen lock locks collections (`XDG_SESSION_ID`); `nil` asks logind.
+    public var loginSessionID: String?
 
     public init(busAddress: String? = nil, replace: Bool = false, allowReplacement: Bool = false,
                 prompter: any Prompter = FixedPrompter.autoAccept,
                 clientLimits: ClientLimits = .default, dataDirectory: String? = nil, loginPassword: SecretBytes? = nil,
                 loginChannelDirectory: String? = nil, credentialsDirectory: String? = nil,
-                keyDerivation: Argon2idParameters = .default, autoLock: AutoLockPolicy = .off) {
+                keyDerivation: Argon2idParameters = .default, autoLock: AutoLockPolicy = .off,
+                loginSessionID: String? = nil) {
         self.busAddress = busAddress
         self.replace = replace
         self.allowReplacement = allowReplacement
@@ -47,6 +50,7 @@ public struct DaemonConfiguration: Sendable {
         self.credentialsDirectory = credentialsDirectory
         self.keyDerivation = keyDerivation
         self.autoLock = autoLock
+        self.loginSessionID = loginSessionID
     }
 }
 

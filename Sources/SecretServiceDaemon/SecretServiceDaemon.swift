@@ -48,9 +48,10 @@ public final class SecretServiceDaemon: Service {
         // A call past the argument limit is refused before it is decoded, which costs several times a body's size.
         // The margin covers the alignment padding the router's count leaves out.
         await connection.setMaximumIncomingBodySize(configuration.clientLimits.maximumCallBytes + 64 * 1024)
+        let agentTimeout = (configuration.prompter as? PinentryPrompter)?.configuration.timeout ?? .seconds(300)
         let router = Router(store: store, prompter: configuration.prompter,
                             sender: ConnectionSender(connection: connection, logger: logger),
-                            clientLimits: configuration.clientLimits, logger: logger)
+                            clientLimits: configuration.clientLimits, promptAgentTimeout: agentTimeout, logger: logger)
         try await connection.registerObjectTree(at: SecretServiceNames.servicePath)
         try await connection.addMatch(
             "type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged'")
@@ -78,6 +79,11 @@ public final class SecretServiceDaemon: Service {
             }
             if let channel = loginChannel {
                 background.addTask { await self.serveLoginChannel(channel) }
+            }
+            if configuration.autoLock.locksOnSessionEvents {
+                let watcher = SessionLockWatcher(store: store, policy: configuration.autoLock,
+                                                 sessionID: configuration.loginSessionID, logger: logger)
+                background.addTask { await watcher.run() }
             }
             await self.serve(router: router, connection: connection)
             await connection.close()
@@ -254,6 +260,10 @@ struct ConnectionSender: MessageSender {
         } catch {
             logger.warning("could not send a message", metadata: ["error": "\(error)"])
         }
+    }
+
+    func call(_ message: Message, timeout: Duration) async throws -> Message {
+        try await connection.call(message, timeout: timeout)
     }
 
     func isOnBus(_ name: BusName) async -> Bool {

@@ -143,7 +143,7 @@ struct Cofferd: AsyncParsableCommand {
                 loginChannelDirectory: Self.loginChannelDirectory(),
                 credentialsDirectory: Self.credentialsDirectory,
                 keyDerivation: Argon2idParameters(iterations: kdfIterations, memoryKiB: kdfMemory, parallelism: 1),
-                autoLock: settings.autoLock),
+                autoLock: settings.autoLock, loginSessionID: ProcessInfo.processInfo.environment["XDG_SESSION_ID"]),
             logger: logger)
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(

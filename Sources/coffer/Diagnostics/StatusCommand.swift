@@ -8,7 +8,8 @@ import SecretServiceClient
 
 struct Status: CofferCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Show the provider that owns org.freedesktop.secrets, its collections and where its files live.",
+        abstract: "Show the provider that owns org.freedesktop.secrets, its collections, where its files live, "
+            + "and the last prompt it could not show.",
         discussion: "Does not start a provider: when none runs, says whether the bus would activate one. "
             + "Exits 53 when there is no session bus or no provider running.")
 
@@ -22,6 +23,8 @@ struct Status: CofferCommand {
         var dataDirectory: String?
         var files: [String]
         var collections: [CollectionSummary]
+        /// The last prompt the provider could not show (cofferd only).
+        var lastFailedPrompt: FailedPromptReport?
     }
 
     func execute() async throws {
@@ -39,6 +42,7 @@ struct Status: CofferCommand {
             let service = try await SecretService.connect(using: connection)
             do {
                 report.collections = try await service.collectionSummaries()
+                report.lastFailedPrompt = try await service.lastFailedPrompt()
                 await service.close()
             } catch {
                 await service.close()
@@ -77,6 +81,10 @@ struct Status: CofferCommand {
             let aliases = collection.aliases.isEmpty ? "" : " [" + collection.aliases.joined(separator: ", ") + "]"
             Console.print("  \(collection.id)\(aliases): \"\(collection.label)\", \(collection.locked ? "locked" : "unlocked"), "
                 + "\(collection.items) item\(collection.items == 1 ? "" : "s")")
+        }
+        if let failure = report.lastFailedPrompt {
+            let when = Date(timeIntervalSince1970: TimeInterval(failure.time)).formatted(.iso8601)
+            Console.print("last failed prompt: \(when), asked by \(failure.caller): \(failure.reason)")
         }
     }
 }

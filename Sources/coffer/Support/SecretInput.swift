@@ -69,6 +69,16 @@ enum SecretInput {
             + "(ps, /proc); leave the value out to be prompted, or pipe it on stdin")
     }
 
+    /// Reads one line: at a no-echo prompt on a terminal, else the next line of stdin, leaving the rest for later
+    /// reads (a prompt agent answers one prompt after another).
+    /// - Parameter prompt: shown on stderr.
+    /// - Returns: the line without its ending.
+    /// - Throws: ``CofferError`` with ``ExitStatus/cancelled`` at end of file, ``ExitStatus/ioError`` when reading
+    ///   failed.
+    static func readLine(prompt: String) throws -> SecretBytes {
+        try readFromTerminal(prompt: prompt)
+    }
+
     // MARK: - Terminal
 
     private static func readFromTerminal(prompt: String) throws -> SecretBytes {

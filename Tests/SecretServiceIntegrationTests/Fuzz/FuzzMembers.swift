@@ -33,6 +33,7 @@ enum FuzzMembers {
     static let prompt = "org.freedesktop.Secret.Prompt"
     static let gnome = "org.gnome.keyring.InternalUnsupportedGuiltRiddenInterface"
     static let keySlots = "io.coffer.KeySlots"
+    static let coffer = "io.coffer.Daemon"
     static let propertiesInterface = "org.freedesktop.DBus.Properties"
     static let introspectable = "org.freedesktop.DBus.Introspectable"
     static let peer = "org.freedesktop.DBus.Peer"
@@ -61,6 +62,9 @@ enum FuzzMembers {
                    node: .service),
         FuzzMember(interface: keySlots, member: "ChangePassword", input: [.objectPath, secret, secret], node: .service),
         FuzzMember(interface: keySlots, member: "UnlockWithKeySlot", input: [.objectPath, secret], node: .service),
+        FuzzMember(interface: coffer, member: "LastFailedPrompt", input: [], node: .service),
+        FuzzMember(interface: coffer, member: "RegisterPromptAgent", input: [.objectPath, .objectPath],
+                   node: .service),
         FuzzMember(interface: collection, member: "Delete", input: [], node: .collection),
         FuzzMember(interface: collection, member: "SearchItems", input: [attributes], node: .collection),
         FuzzMember(interface: collection, member: "CreateItem", input: [properties, secret, .boolean],
