@@ -37,6 +37,8 @@ struct NoProviderMessageTests {
             "import": ([keyring, "--collection", "x"], "pw\n"),
             "export": (["-o", archive + ".new"], "pw\n"),
             "restore": ([archive], "archive pass\n"),
+            "key-slots": (["list", "login"], ""),
+            "prompt-agent": ([], ""),
         ]
     }
 

@@ -25,12 +25,8 @@ struct PromptAgent: CofferCommand {
     static let objectPath = ObjectPath(unchecked: "/io/coffer/PromptAgent")
 
     func execute() async throws {
-        let connection: Connection
-        do {
-            connection = try await Connection.connectToSessionBus()
-        } catch {
-            throw CofferError(.noProvider, "cannot reach the session bus: \(error)")
-        }
+        // A bus that cannot be reached is reported by FailureReport, in the line every verb uses.
+        let connection = try await Connection.connectToSessionBus()
         try await connection.registerObjectTree(at: Self.objectPath)
         try await connection.addMatch(
             "type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',"
