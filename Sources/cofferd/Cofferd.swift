@@ -33,8 +33,8 @@ struct Cofferd: AsyncParsableCommand {
             When systemd passes credentials ($CREDENTIALS_DIRECTORY, from LoadCredentialEncrypted= in the unit),             the credential coffer-<collection> unlocks that collection at start through its systemd-credential key             slot; `coffer key-slots` makes both.
 
             Settings such as auto-lock are read from $XDG_CONFIG_HOME/coffer/cofferd.conf (else \
-            $HOME/.config/coffer/cofferd.conf); a missing file means the defaults. The format is in the \
-            "Configuration" section of README.md in Coffer's documentation directory (/usr/share/doc/coffer, or \
+            $HOME/.config/coffer/cofferd.conf); a missing file means the defaults. The format is in \
+            CONFIGURATION.md in Coffer's documentation directory (/usr/share/doc/coffer, or \
             /usr/local/share/doc/coffer after `make install`).
             """,
         version: CofferVersion.string)
