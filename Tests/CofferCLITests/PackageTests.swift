@@ -104,6 +104,12 @@ struct PackageTests {
         let unitText = try String(contentsOfFile: root + "/usr/lib/systemd/user/\(unit)", encoding: .utf8)
         #expect(unitText.contains("ExecStart=/usr/bin/cofferd "))
         #expect(!unitText.contains("@bindir@"))
+
+        // The PAM module starts the installed cofferd when none runs at login.
+        for module in loadedFiles where module.hasSuffix(".so") {
+            let bytes = try #require(FileManager.default.contents(atPath: root + "/" + module))
+            #expect(bytes.range(of: Data("/usr/bin/cofferd\0".utf8)) != nil, "\(module) starts another cofferd")
+        }
     }
 
     /// The staged binaries with the Swift toolchain hidden (an empty tmpfs over it), as on a machine without it.

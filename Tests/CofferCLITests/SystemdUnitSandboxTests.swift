@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The systemd user unit's command lines, run the way systemd runs them on a fresh account: ExecStartPre= ("+": no
 // sandbox) first, then ExecStart= in a mount namespace (bubblewrap) where the whole file system, the home
-// included, is read-only and only the ReadWritePaths= that exist are bound writable — ProtectSystem=strict,
-// ProtectHome=read-only, ReadWritePaths=-…, PrivateNetwork=yes.
+// included, is read-only and only the ReadWritePaths= that exist and the RuntimeDirectory= are bound writable —
+// ProtectSystem=strict, ProtectHome=read-only, ReadWritePaths=-…, RuntimeDirectory=, PrivateNetwork=yes.
 
 import DBusTransport
 import DBusWire
@@ -15,7 +15,7 @@ struct SystemdUnitSandboxTests {
     @Test func unitServesFromAFreshHomeUnderItsSandbox() async throws {
         try await TestBus.withPrivateBus { bus in
             let home = try Self.freshHome(in: bus)
-            let unit = try InstalledUnit(home: home)
+            let unit = try InstalledUnit(home: home, runtime: try Self.freshRuntime(in: bus))
             let dataDirectory = home.appendingPathComponent(".local/share/coffer")
             #expect(!FileManager.default.fileExists(atPath: dataDirectory.path))
 
@@ -35,7 +35,8 @@ struct SystemdUnitSandboxTests {
             let harness = try await DaemonHarness.start(on: bus, options: {
                 var options = DaemonHarness.SubprocessOptions(
                     arguments: Array(execStart.dropFirst()), loginPassword: nil,
-                    environment: ["HOME": home.path, "XDG_DATA_HOME": home.path + "/.local/share"],
+                    environment: ["HOME": home.path, "XDG_DATA_HOME": home.path + "/.local/share",
+                                  "XDG_RUNTIME_DIR": unit.runtime.path],
                     name: "unit")
                 options.launcher = try unit.sandbox()
                 return options
@@ -52,6 +53,8 @@ struct SystemdUnitSandboxTests {
             #expect(create.status == 0, "\(create.stderr)")
             let files = try FileManager.default.contentsOfDirectory(atPath: dataDirectory.path)
             #expect(files.contains { $0.hasSuffix(".coffer") }, "\(files)")
+            // The login channel for the PAM module listens in the runtime directory systemd made for the unit.
+            #expect(FileManager.default.fileExists(atPath: unit.runtime.path + "/coffer/control"), "\(harness.log())")
             // …and nothing else in the home was writable.
             #expect(!harness.log().contains("Read-only file system"), "\(harness.log())")
 
@@ -69,7 +72,7 @@ struct SystemdUnitSandboxTests {
     @Test func missingDataDirectoryInTheSandboxIsOneLineAndStatus6() async throws {
         try await TestBus.withPrivateBus { bus in
             let home = try Self.freshHome(in: bus)
-            let unit = try InstalledUnit(home: home)
+            let unit = try InstalledUnit(home: home, runtime: try Self.freshRuntime(in: bus))
             let sandbox = try unit.sandbox()
             let execStart = unit.words("ExecStart")
             let result = try await ClientEnvironment(bus: bus).run(
@@ -87,7 +90,7 @@ struct SystemdUnitSandboxTests {
     /// systemd's own reading of the unit (user manager mode): every key known and valid, every command executable.
     @Test func unitPassesSystemdAnalyzeVerify() async throws {
         try await TestBus.withPrivateBus { bus in
-            let unit = try InstalledUnit(home: try Self.freshHome(in: bus))
+            let unit = try InstalledUnit(home: try Self.freshHome(in: bus), runtime: try Self.freshRuntime(in: bus))
             let file = bus.directory.appendingPathComponent("cofferd.service")
             try (unit.lines.joined(separator: "\n") + "\n").write(to: file, atomically: true, encoding: .utf8)
             let verify = try await ClientEnvironment(bus: bus).run(
@@ -96,6 +99,14 @@ struct SystemdUnitSandboxTests {
             #expect(verify.status == 0 && verify.stderr.isEmpty, "\(verify.stderr)")
             #expect(unit.values("ExecStartPre").contains { $0.hasPrefix("+") && $0.contains("mkdir") })
         }
+    }
+
+    /// An empty $XDG_RUNTIME_DIR of mode 0700, as logind makes one.
+    static func freshRuntime(in bus: TestBus) throws -> URL {
+        let runtime = bus.directory.appendingPathComponent("fresh-runtime", isDirectory: true)
+        try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: false,
+                                                attributes: [.posixPermissions: 0o700])
+        return runtime
     }
 
     /// An empty home of mode 0700, as a new account has.
@@ -107,21 +118,24 @@ struct SystemdUnitSandboxTests {
     }
 }
 
-/// dbus/cofferd.service.in as `make install` writes it (pointing at the built cofferd), with `%h` expanded for
-/// one home, read the way systemd reads its keys.
+/// dbus/cofferd.service.in as `make install` writes it (pointing at the built cofferd), with `%h` and `%t` expanded
+/// for one home and runtime directory, read the way systemd reads its keys.
 struct InstalledUnit {
     let lines: [String]
     let home: URL
+    let runtime: URL
 
-    init(home: URL, filePath: String = #filePath) throws {
+    init(home: URL, runtime: URL, filePath: String = #filePath) throws {
         let root = URL(fileURLWithPath: filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
         let bindir = try DaemonHarness.executableURL().deletingLastPathComponent().path
         let text = try String(contentsOf: root.appendingPathComponent("dbus/cofferd.service.in"), encoding: .utf8)
             .replacingOccurrences(of: "@bindir@", with: bindir)
             .replacingOccurrences(of: "%h", with: home.path)
+            .replacingOccurrences(of: "%t", with: runtime.path)
         lines = text.split(separator: "\n").map(String.init).filter { !$0.hasPrefix("#") }
         self.home = home
+        self.runtime = runtime
     }
 
     /// Every value of `key`, in order.
@@ -137,7 +151,9 @@ struct InstalledUnit {
     /// A `bwrap … --` command prefix applying the unit's file-system and network settings: the root read-only
     /// (ProtectSystem=strict), the home read-only on its own bind mount (ProtectHome=read-only), each existing
     /// ReadWritePaths= entry writable ("-" entries that are missing are skipped, as systemd does), no network
-    /// (PrivateNetwork=yes; the bus is a path socket, which stays reachable). Fails on a setting it does not model.
+    /// (PrivateNetwork=yes; the bus is a path socket, which stays reachable), and each RuntimeDirectory= created in
+    /// the runtime directory with RuntimeDirectoryMode= and bound writable, as systemd does before it starts the
+    /// unit. Fails on a setting it does not model.
     func sandbox() throws -> [String] {
         struct Unmodelled: Error, CustomStringConvertible { let description: String }
         guard values("ProtectSystem") == ["strict"], values("ProtectHome") == ["read-only"],
@@ -153,6 +169,13 @@ struct InstalledUnit {
             } else if !optional {
                 throw Unmodelled(description: "ReadWritePaths=\(path) does not exist; systemd would refuse to start")
             }
+        }
+        let mode = values("RuntimeDirectoryMode").last.flatMap { Int($0, radix: 8) } ?? 0o755
+        for name in values("RuntimeDirectory").flatMap({ $0.split(separator: " ").map(String.init) }) {
+            let path = runtime.appendingPathComponent(name).path
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: mode])
+            arguments += ["--bind", path, path]
         }
         return arguments + ["--"]
     }
