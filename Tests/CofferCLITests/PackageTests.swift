@@ -144,7 +144,7 @@ struct PackageTests {
     @Test func aptInstallsAndRemovesItWithoutTheToolchain() async throws {
         let script = #"""
             set -e
-            scratch="$(mktemp -d)"
+            scratch="$2"
             mount -t tmpfs coffer-package "$scratch"
             mkdir "$scratch/upper" "$scratch/work" "$scratch/root"
             mount -t overlay overlay -o "lowerdir=/,upperdir=$scratch/upper,workdir=$scratch/work" "$scratch/root"
@@ -171,8 +171,12 @@ struct PackageTests {
                 echo "restored: $(sed -n "s/^Exec=//p" "$services" 2>/dev/null)|$before"
             ' sh "${swift%/bin/*}"
             """#
+        // The overlay lives on a tmpfs mounted here, inside the namespace; only the empty directory is left outside.
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("coffer-apt-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
         let run = try await Command.run("/usr/bin/unshare", ["--mount", "--propagation", "private", "/bin/sh", "-c",
-                                                              script, "sh", deb])
+                                                              script, "sh", deb, scratch.path])
         #expect(run.status == 0, "\(run.text)\(run.stderr)")
         let lines = Dictionary(run.text.split(separator: "\n").compactMap { line -> (String, String)? in
             guard let colon = line.firstIndex(of: ":") else { return nil }
