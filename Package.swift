@@ -81,6 +81,8 @@ let package = Package(
                 "KeyringFiles", "SecretStore", argumentParser,
             ],
             swiftSettings: strict),
+        // Writes the man pages from the commands' --experimental-dump-help at install time (see the Makefile).
+        .executableTarget(name: "coffer-manual", dependencies: [argumentParser], swiftSettings: strict),
 
         // MARK: - Tests
         .target(

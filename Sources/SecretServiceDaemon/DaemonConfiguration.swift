@@ -62,6 +62,9 @@ public enum DaemonError: Error, CustomStringConvertible, Equatable {
     case noBus(String)
     /// Another process holds the data directory (the message names it and the holder's pid).
     case dataDirectoryInUse(String)
+    /// The data directory cannot be created or opened (a read-only home, wrong owner or permissions); the message
+    /// names the path and the system's reason.
+    case dataDirectoryUnusable(String)
 
     public var description: String {
         switch self {
@@ -70,6 +73,7 @@ public enum DaemonError: Error, CustomStringConvertible, Equatable {
                 + "with --replace if it allows replacement"
         case .noBus(let detail): "cannot connect to the bus: \(detail)"
         case .dataDirectoryInUse(let detail): detail
+        case .dataDirectoryUnusable(let detail): "cannot use the data directory: \(detail)"
         }
     }
 }

@@ -39,6 +39,8 @@ public final class SecretServiceDaemon: Service {
         } catch let error as DirectoryInUse {
             guard configuration.replace else { throw DaemonError.dataDirectoryInUse("\(error)") }
             handover = error
+        } catch {
+            throw DaemonError.dataDirectoryUnusable("\(error)")
         }
         // Bound before the bus, so a PAM session that starts while this daemon loads finds the socket rather than
         // starting a second cofferd; requests wait in it until the collections are loaded. A daemon being replaced

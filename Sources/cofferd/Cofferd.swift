@@ -26,13 +26,16 @@ struct Cofferd: AsyncParsableCommand {
             cannot be read or is malformed (one line names the file, the line and the problem); \
             \(ExitStatus.nameTaken) when another provider owns org.freedesktop.secrets; \(ExitStatus.noBus) when there \
             is no bus to connect to; \(ExitStatus.dataDirectoryInUse) when another cofferd holds the data directory \
-            (one line names the directory and that process's pid).
+            (one line names the directory and that process's pid); \(ExitStatus.dataDirectoryUnusable) when the data \
+            directory cannot be created or opened (one line names the path and the reason, such as a read-only \
+            home); \(ExitStatus.badArguments) when the command line is invalid (an unknown option or a bad value).
 
             When systemd passes credentials ($CREDENTIALS_DIRECTORY, from LoadCredentialEncrypted= in the unit),             the credential coffer-<collection> unlocks that collection at start through its systemd-credential key             slot; `coffer key-slots` makes both.
 
             Settings such as auto-lock are read from $XDG_CONFIG_HOME/coffer/cofferd.conf (else \
-            $HOME/.config/coffer/cofferd.conf); a missing file means the defaults. The format is in README.md, \
-            "Configuration".
+            $HOME/.config/coffer/cofferd.conf); a missing file means the defaults. The format is in \
+            CONFIGURATION.md in Coffer's documentation directory (/usr/share/doc/coffer, or \
+            /usr/local/share/doc/coffer after `make install`).
             """,
         version: CofferVersion.string)
 
@@ -157,6 +160,7 @@ struct Cofferd: AsyncParsableCommand {
             case .nameTaken: Self.fail("\(error)", status: ExitStatus.nameTaken)
             case .noBus: Self.fail("\(error)", status: ExitStatus.noBus)
             case .dataDirectoryInUse: Self.fail("\(error)", status: ExitStatus.dataDirectoryInUse)
+            case .dataDirectoryUnusable: Self.fail("\(error)", status: ExitStatus.dataDirectoryUnusable)
             }
         } catch let error as ServiceGroupError {
             Self.fail("\(error)", status: ExitStatus.failure)
@@ -212,6 +216,9 @@ enum ExitStatus {
     static let nameTaken: Int32 = 3
     static let noBus: Int32 = 4
     static let dataDirectoryInUse: Int32 = 5
+    static let dataDirectoryUnusable: Int32 = 6
+    /// swift-argument-parser's status for a usage error (EX_USAGE); listed here so the help can name it.
+    static let badArguments: Int32 = ExitCode.validationFailure.rawValue
 }
 
 /// Process-wide protections applied before any secret is handled.
