@@ -66,8 +66,7 @@ struct NameReplacementTests {
         }
     }
 
-    @Test("--replace against gnome-keyring, which does not allow replacement, exits 3 with one line naming "
-          + "`coffer takeover`, and creates no file or directory",
+    @Test("--replace against gnome-keyring (no replacement allowed) exits 3 naming `coffer takeover`, creates nothing",
           .enabled(if: DaemonHarness.gnomeKeyringInstalled))
     func refusedByGnomeKeyringTouchesNothing() async throws {
         try await TestBus.withPrivateBus { bus in

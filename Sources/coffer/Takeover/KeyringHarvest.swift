@@ -58,6 +58,7 @@ enum KeyringHarvest {
         -> (keyrings: [HarvestedKeyring], unreadable: [UnreadableKeyring]) {
         var keyrings: [HarvestedKeyring] = []
         var viaBus: [(file: String, reason: String)] = []
+        var wrongLogin: UnreadableKeyring?
         for file in files {
             let stem = ((file as NSString).lastPathComponent as NSString).deletingPathExtension
             let fingerprint = ImportedFile.fingerprint(file)
@@ -66,12 +67,18 @@ enum KeyringHarvest {
                 let keyring = try KeyringFile.parse(bytes, password: password)
                 keyrings.append(HarvestedKeyring(source: file, target: target(stem: stem, label: keyring.label),
                                                  keyring: keyring, fingerprint: fingerprint))
+            } catch KeyringFileError.wrongPassword where stem == "login" {
+                // The password becomes cofferd's login password; reading login over D-Bus instead would hide a
+                // typo that locks the user out of cofferd at the next login.
+                wrongLogin = UnreadableKeyring(source: file, reason: "the password given does not unlock it (it "
+                    + "becomes cofferd's login password, so it must be this keyring's password)")
             } catch let error as KeyringFileError {
                 viaBus.append((file, "\(error)"))
             } catch let error as CofferError {
                 viaBus.append((file, error.message))
             }
         }
+        if let wrongLogin { return ([], [wrongLogin]) }
         var unreadable: [UnreadableKeyring] = []
         guard let provider else {
             return (keyrings, viaBus.map {

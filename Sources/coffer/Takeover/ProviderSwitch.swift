@@ -14,16 +14,20 @@ import Glibc
 enum ProviderSwitch {
     /// How long a provider may take to let go of the name after a signal, and cofferd to claim it.
     static let patience = Duration.seconds(10)
+    /// How long a provider gets to exit after SIGTERM before it is killed.
+    static let politeness = Duration.seconds(2)
 
     /// Stops the process owning the name: SIGTERM, which lets it finish writing, then SIGKILL if it keeps the name
     /// (gnome-keyring in the foreground ignores SIGTERM; it writes every change before answering, so nothing is
     /// lost). The pid is checked against the executable seen at the start, so a reused pid is never signalled.
     /// - Throws: ``CofferError`` when it still owns the name after both.
     static func stop(_ process: ProviderProcess, on connection: Connection) async throws {
-        for signal in [SIGTERM, SIGKILL] {
+        for (signal, patience) in [(SIGTERM, Self.politeness), (SIGKILL, Self.patience)] {
             guard ProviderProcess(pid: process.pid).executable == process.executable else { break }
             kill(pid_t(process.pid), signal)
-            if try await waitForOwner(on: connection, until: { $0 == nil || $0 != process.pid }) { return }
+            if try await waitForOwner(on: connection, within: patience, until: { $0 == nil || $0 != process.pid }) {
+                return
+            }
         }
         if try await connection.processID(of: SecretServiceNames.busName) == process.pid {
             throw CofferError(.failure, "\(process.name) (pid \(process.pid)) still owns org.freedesktop.secrets "
@@ -39,7 +43,7 @@ enum ProviderSwitch {
                       on connection: Connection) async throws -> String {
         if UserSystemd.isAvailable && UserSystemd.knows("cofferd.service") {
             try UserSystemd.run(["start", "cofferd.service"])
-            guard try await waitForOwner(on: connection, until: { $0 != nil }) else {
+            guard try await waitForOwner(on: connection, within: patience, until: { $0 != nil }) else {
                 throw CofferError(.failure, "cofferd.service started but nothing took org.freedesktop.secrets; see "
                     + "`journalctl --user -u cofferd`")
             }
@@ -66,9 +70,9 @@ enum ProviderSwitch {
             + "see \(directories.cofferdLog)")
     }
 
-    /// Polls the name's owner pid until `condition` holds or ``patience`` runs out.
-    private static func waitForOwner(on connection: Connection, until condition: (UInt32?) -> Bool) async throws
-        -> Bool {
+    /// Polls the name's owner pid until `condition` holds or `patience` runs out.
+    private static func waitForOwner(on connection: Connection, within patience: Duration,
+                                     until condition: (UInt32?) -> Bool) async throws -> Bool {
         let clock = ContinuousClock()
         let deadline = clock.now + patience
         while clock.now < deadline {
@@ -98,12 +102,29 @@ enum ProviderSwitch {
         posix_spawn_file_actions_adddup2(&actions, pipeFDs[0], STDIN_FILENO)
         posix_spawn_file_actions_adddup2(&actions, logFD, STDOUT_FILENO)
         posix_spawn_file_actions_adddup2(&actions, logFD, STDERR_FILENO)
+        // Nothing else crosses over: a descriptor the daemon kept open would be held for its whole life (the
+        // terminal, or the pipe through which whoever ran coffer waits for it to finish).
+        // (posix_spawn_file_actions_addclosefrom_np is not in Swift's Glibc module.)
+        let inherited = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? [])
+            .compactMap(Int32.init).filter { $0 > STDERR_FILENO }
+        for fd in inherited where fcntl(fd, F_GETFD) >= 0 && fcntl(fd, F_GETFD) & FD_CLOEXEC == 0 {
+            posix_spawn_file_actions_addclose(&actions, fd)
+        }
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
-        // POSIX_SPAWN_SETSID (glibc defines it only under _GNU_SOURCE): the daemon leaves our session, so closing
-        // the terminal does not hang it up.
-        posix_spawnattr_setflags(&attributes, Int16(0x80))
+        // A child spawned from a concurrency worker thread inherits that thread's signal mask, in which SIGTERM
+        // is blocked: the daemon could then not be stopped. Start it with an empty mask and default handlers.
+        var mask = sigset_t(), defaults = sigset_t()
+        sigemptyset(&mask)
+        sigemptyset(&defaults)
+        for signal in [SIGTERM, SIGINT, SIGHUP, SIGPIPE, SIGCHLD, SIGUSR1, SIGUSR2] { sigaddset(&defaults, signal) }
+        posix_spawnattr_setsigmask(&attributes, &mask)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        // POSIX_SPAWN_SETSID (glibc defines it only under _GNU_SOURCE, which Swift's Glibc module does not set):
+        // the daemon leaves our session, so closing the terminal does not hang it up.
+        let setSessionID: Int32 = 0x80
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | setSessionID))
         let arguments = [cofferd, "--unlock"]
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }

@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: Apache-2.0
+// `coffer takeover` against a real gnome-keyring-daemon holding items, on a private bus with a scratch HOME.
+
+import DBusTransport
+import DBusWire
+import Foundation
+import SecretCrypto
+import SecretServiceClient
+import SecretServiceTestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@Suite("coffer takeover from gnome-keyring", .enabled(if: DaemonHarness.gnomeKeyringInstalled),
+       .timeLimit(.minutes(3)))
+struct TakeoverTests {
+    /// What a client sees of one item; the secret as bytes so that binary secrets compare exactly.
+    struct Snapshot: Hashable, CustomStringConvertible {
+        var label: String
+        var attributes: [String: String]
+        var secret: [UInt8]
+        var description: String { "\(label) \(attributes.sorted { $0.key < $1.key }) (\(secret.count) bytes)" }
+    }
+
+    /// The items secret-tool stores into gnome-keyring's login keyring: a plain password, a label and attributes
+    /// beyond ASCII, a secret with control bytes, a newline and bytes that are not UTF-8.
+    static let loginItems: [(label: String, attributes: [String], secret: [UInt8])] = [
+        ("Mail password for alice", ["service", "imap", "user", "alice"], Array("hunter2".utf8)),
+        ("Ünïcode ✓ token", ["app", "tökén", "kind", "api"], Array("pa ss\u{1}\nword".utf8) + [0xFF, 0x00, 0x7F]),
+        ("Git credential", ["protocol", "https", "host", "example.org"], Array(repeating: 0x61, count: 300)),
+    ]
+    static let workPassword = "a different work password"
+
+    @Test("every item arrives with label, attributes, secret; gnome-keyring replaced; idempotent; --undo reverts")
+    func fullSwitch() async throws {
+        try await TestBus.withPrivateBus { bus in
+            let keyring = try await DaemonHarness.startGnomeKeyring(on: bus)
+            let home = keyring.homeDirectory
+            let system = try Self.systemFixtures(in: bus.directory)
+            let environment = try Self.environment(home: home, system: system)
+            let pam = system.appendingPathComponent("pam.d").path
+            let client = ClientEnvironment(bus: bus)
+            for item in Self.loginItems {
+                let stored = try await client.secretTool(["store", "--label=\(item.label)"] + item.attributes,
+                                                         input: Data(item.secret))
+                #expect(stored.status == 0, "\(stored.stderr)")
+            }
+            // A second keyring with its own password: its file cannot be read with the login password, so
+            // takeover reads it through the running gnome-keyring.
+            let coffer = CofferCLI(bus: bus)
+            let created = try await coffer.run(["create-keychain", "Work"], input: Self.workPassword + "\n")
+            #expect(created.status == 0, "\(created.stderr)")
+            let before = try await Self.withService(bus) { service in
+                let work = try await Self.collection(labelled: "Work", in: service)
+                _ = try await service.createItem(in: work, label: "VPN", attributes: ["host": "vpn.example.org"],
+                                                 secret: try SecretBytes(copying: Array("vpn secret".utf8)),
+                                                 contentType: "text/plain", replace: false)
+                let login = try #require(try await service.readAlias("login"))
+                return (login: try await Self.snapshot(login, service), work: try await Self.snapshot(work, service))
+            }
+            #expect(before.login.count == Self.loginItems.count && before.work.count == 1)
+
+            let first = try await coffer.run(["takeover", "--yes", "--pam-directory", pam], input: DaemonHarness.gnomeKeyringPassword + "\n",
+                                             environment: environment)
+            #expect(first.status == 0, "\(first.text)\n\(first.stderr)")
+            #expect(first.text.contains("imported 3 items into login"), "\(first.text)")
+            #expect(first.text.contains("imported 1 item into Work"), "\(first.text)")
+            #expect(first.text.contains("pam.d/login line 1") && first.text.contains("pam_coffer.so"),
+                    "the PAM line is reported: \(first.text)")
+            #expect(!first.text.contains("line 2"), "a commented-out line is not: \(first.text)")
+            let ended = await keyring.waitForExit()
+            #expect(ended == .signalled(SIGKILL) || ended == .signalled(SIGTERM) || ended == .exited(0), "\(ended)")
+
+            let probe = try await bus.connect()
+            let owner = try #require(try await probe.processID(of: "org.freedesktop.secrets"))
+            #expect(Self.executableName(of: owner) == "cofferd")
+            await probe.close()
+
+            let after = try await Self.withService(bus) { service in
+                // cofferd's login collection, with the default alias pointing at it.
+                let login: ObjectPath = "/org/freedesktop/secrets/collection/login"
+                #expect(try await service.readAlias("default") == login)
+                let work = try await Self.collection(labelled: "Work", in: service)
+                return (login: try await Self.snapshot(login, service), work: try await Self.snapshot(work, service))
+            }
+            #expect(after.login == before.login)
+            #expect(after.work == before.work)
+
+            let overrides = Self.overrides(in: home)
+            #expect(try String(contentsOfFile: overrides.autostart, encoding: .utf8).contains("Hidden=true"))
+            #expect(try String(contentsOfFile: overrides.activation, encoding: .utf8).contains("cofferd"))
+            #expect(try String(contentsOfFile: overrides.gnomeActivation, encoding: .utf8).contains("Exec=/bin/false"))
+            for link in overrides.masks {
+                #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: link)) == "/dev/null", "\(link)")
+            }
+
+            // Again: nothing to change, nothing imported twice, no password needed.
+            let second = try await coffer.run(["takeover", "--yes"], environment: environment)
+            #expect(second.status == 0, "\(second.text)\n\(second.stderr)")
+            #expect(second.text.contains("nothing to do"), "\(second.text)")
+            let again = try await Self.withService(bus) { service in
+                try await Self.snapshot(try #require(try await service.readAlias("default")), service)
+            }
+            #expect(again == before.login)
+
+            let undone = try await coffer.run(["takeover", "--undo"], environment: environment)
+            #expect(undone.status == 0, "\(undone.stderr)")
+            for path in [overrides.autostart, overrides.activation, overrides.gnomeActivation] + overrides.masks {
+                #expect(!FileManager.default.fileExists(atPath: path) && (try? FileManager.default
+                    .destinationOfSymbolicLink(atPath: path)) == nil, "\(path) is still there")
+            }
+            let nothing = try await coffer.run(["takeover", "--undo"], environment: environment)
+            #expect(nothing.status == 0 && nothing.text.contains("nothing to undo"), "\(nothing.text)")
+            kill(pid_t(owner), SIGTERM)
+        }
+    }
+
+    @Test("a wrong login password stops takeover before anything changes: gnome-keyring keeps serving")
+    func wrongPasswordChangesNothing() async throws {
+        try await TestBus.withPrivateBus { bus in
+            let keyring = try await DaemonHarness.startGnomeKeyring(on: bus)
+            let home = keyring.homeDirectory
+            let environment = try Self.environment(home: home, system: Self.systemFixtures(in: bus.directory))
+            let stored = try await ClientEnvironment(bus: bus).secretTool(["store", "--label=one", "k", "v"],
+                                                                          input: Data("s".utf8))
+            #expect(stored.status == 0, "\(stored.stderr)")
+            let refused = try await CofferCLI(bus: bus).run(["takeover", "--yes"], input: "not the password\n",
+                                                            environment: environment)
+            #expect(refused.status == 51, "\(refused.text)\n\(refused.stderr)")
+            #expect(refused.stderr.contains("login.keyring") && refused.stderr.contains("nothing was changed"),
+                    "\(refused.stderr)")
+            let overrides = Self.overrides(in: home)
+            for path in [overrides.autostart, overrides.activation, overrides.gnomeActivation] + overrides.masks {
+                #expect((try? FileManager.default.attributesOfItem(atPath: path)) == nil, "\(path) was written")
+            }
+            #expect(!FileManager.default.fileExists(atPath: home.appendingPathComponent(".local/share/coffer").path))
+            let probe = try await bus.connect()
+            #expect(try await probe.nameOwner(of: "org.freedesktop.secrets") == keyring.uniqueName)
+            await probe.close()
+            await keyring.stop()
+        }
+    }
+
+    // MARK: - Fixtures
+
+    /// System directories standing in for /etc/xdg, /usr/share and /etc/pam.d, holding gnome-keyring's files as
+    /// Debian installs them, so the test does not depend on the host's.
+    static func systemFixtures(in directory: URL) throws -> URL {
+        let root = directory.appendingPathComponent("system", isDirectory: true)
+        let files = [
+            "xdg/autostart/gnome-keyring-secrets.desktop":
+                "[Desktop Entry]\nType=Application\nName=Secret Storage Service\n"
+                + "Exec=/usr/bin/gnome-keyring-daemon --start --components=secrets\n",
+            "share/dbus-1/services/org.freedesktop.secrets.service":
+                "[D-BUS Service]\nName=org.freedesktop.secrets\n"
+                + "Exec=/usr/bin/gnome-keyring-daemon --start --foreground --components=secrets\n",
+            "share/dbus-1/services/org.gnome.keyring.service":
+                "[D-BUS Service]\nName=org.gnome.keyring\n"
+                + "Exec=/usr/bin/gnome-keyring-daemon --start --foreground --components=secrets\n",
+            "share/systemd/user/gnome-keyring-daemon.socket": "[Socket]\nListenStream=%t/keyring/control\n",
+            "share/systemd/user/gnome-keyring-daemon.service": "[Service]\nExecStart=/usr/bin/gnome-keyring-daemon\n",
+            "pam.d/login": "auth optional pam_gnome_keyring.so\n# session optional pam_gnome_keyring.so\n",
+        ]
+        for (path, content) in files {
+            let url = root.appendingPathComponent(path)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(),
+                                                    withIntermediateDirectories: true)
+            try content.write(to: url, atomically: true, encoding: .utf8)
+        }
+        return root
+    }
+
+    /// gnome-keyring's HOME and XDG directories for coffer, and the stand-in system directories.
+    static func environment(home: URL, system: URL) throws -> [String: String] {
+        [
+            "HOME": home.path,
+            "XDG_DATA_HOME": home.appendingPathComponent(".local/share").path,
+            "XDG_CONFIG_HOME": home.appendingPathComponent(".config").path,
+            "XDG_STATE_HOME": home.appendingPathComponent(".local/state").path,
+            "XDG_CONFIG_DIRS": system.appendingPathComponent("xdg").path,
+            "XDG_DATA_DIRS": system.appendingPathComponent("share").path,
+        ]
+    }
+
+    static func overrides(in home: URL) -> (autostart: String, activation: String, gnomeActivation: String,
+                                            masks: [String]) {
+        let config = home.appendingPathComponent(".config").path
+        let services = home.appendingPathComponent(".local/share/dbus-1/services").path
+        return (config + "/autostart/gnome-keyring-secrets.desktop",
+                services + "/org.freedesktop.secrets.service", services + "/org.gnome.keyring.service",
+                ["gnome-keyring-daemon.socket", "gnome-keyring-daemon.service"].map { config + "/systemd/user/" + $0 })
+    }
+
+    // MARK: - Reading through a client
+
+    static func withService<T: Sendable>(_ bus: TestBus, _ body: (SecretService) async throws -> T) async throws -> T {
+        let service = try await SecretService.connect(address: bus.address)
+        do {
+            let result = try await body(service)
+            await service.close()
+            return result
+        } catch {
+            await service.close()
+            throw error
+        }
+    }
+
+    static func collection(labelled label: String, in service: SecretService) async throws -> ObjectPath {
+        for path in try await service.collections() where try await service.collectionProperties(path).label == label {
+            return path
+        }
+        throw DaemonHarness.StartError("no collection labelled \(label)")
+    }
+
+    static func snapshot(_ collection: ObjectPath, _ service: SecretService) async throws -> Set<Snapshot> {
+        let items = try await service.collectionProperties(collection).items
+        let secrets = try await service.secrets(of: items)
+        var result: Set<Snapshot> = []
+        for item in items {
+            let properties = try await service.itemProperties(item)
+            let secret = try #require(secrets[item]).value.withUnsafeBytes { Array($0) }
+            result.insert(Snapshot(label: properties.label, attributes: properties.attributes, secret: secret))
+        }
+        return result
+    }
+
+    static func executableName(of pid: UInt32) -> String? {
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/exe"))
+            .map { URL(fileURLWithPath: $0).lastPathComponent }
+    }
+}
