@@ -40,7 +40,7 @@ struct TakeoverTests {
             let home = keyring.homeDirectory
             let system = try Self.systemFixtures(in: bus.directory)
             let environment = try Self.environment(home: home, system: system)
-            let pam = system.appendingPathComponent("pam.d").path
+            let takeover = ["takeover", "--system-root", system.path]
             let client = ClientEnvironment(bus: bus)
             for item in Self.loginItems {
                 let stored = try await client.secretTool(["store", "--label=\(item.label)"] + item.attributes,
@@ -62,7 +62,16 @@ struct TakeoverTests {
             }
             #expect(before.login.count == Self.loginItems.count && before.work.count == 1)
 
-            let first = try await coffer.run(["takeover", "--yes", "--pam-directory", pam], input: DaemonHarness.gnomeKeyringPassword + "\n",
+            let doctor = ["doctor", "--system-root", system.path]
+            let competing = try await coffer.run(doctor, environment: environment)
+            #expect(competing.status == 1, "\(competing.text)")
+            for expected in ["error   provider: gnome-keyring-daemon", "error   autostart: ", "error   activation: ",
+                             "error   systemd: gnome-keyring-daemon.socket is enabled", "warning pam: ",
+                             "fix: run `coffer takeover`", "fix: as root, replace pam_gnome_keyring.so"] {
+                #expect(competing.text.contains(expected), "missing '\(expected)' in:\n\(competing.text)")
+            }
+
+            let first = try await coffer.run(takeover + ["--yes"], input: DaemonHarness.gnomeKeyringPassword + "\n",
                                              environment: environment)
             #expect(first.status == 0, "\(first.text)\n\(first.stderr)")
             #expect(first.text.contains("imported 3 items into login"), "\(first.text)")
@@ -96,8 +105,14 @@ struct TakeoverTests {
                 #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: link)) == "/dev/null", "\(link)")
             }
 
+            let healthy = try await coffer.run(doctor, environment: environment)
+            for gone in ["error   provider", "error   autostart", "error   activation", "error   systemd"] {
+                #expect(!healthy.text.contains(gone), "'\(gone)' after takeover:\n\(healthy.text)")
+            }
+            #expect(healthy.text.contains("ok      provider: cofferd"), "\(healthy.text)")
+
             // Again: nothing to change, nothing imported twice, no password needed.
-            let second = try await coffer.run(["takeover", "--yes"], environment: environment)
+            let second = try await coffer.run(takeover + ["--yes"], environment: environment)
             #expect(second.status == 0, "\(second.text)\n\(second.stderr)")
             #expect(second.text.contains("nothing to do"), "\(second.text)")
             let again = try await Self.withService(bus) { service in
@@ -105,13 +120,13 @@ struct TakeoverTests {
             }
             #expect(again == before.login)
 
-            let undone = try await coffer.run(["takeover", "--undo"], environment: environment)
+            let undone = try await coffer.run(takeover + ["--undo"], environment: environment)
             #expect(undone.status == 0, "\(undone.stderr)")
             for path in [overrides.autostart, overrides.activation, overrides.gnomeActivation] + overrides.masks {
                 #expect(!FileManager.default.fileExists(atPath: path) && (try? FileManager.default
                     .destinationOfSymbolicLink(atPath: path)) == nil, "\(path) is still there")
             }
-            let nothing = try await coffer.run(["takeover", "--undo"], environment: environment)
+            let nothing = try await coffer.run(takeover + ["--undo"], environment: environment)
             #expect(nothing.status == 0 && nothing.text.contains("nothing to undo"), "\(nothing.text)")
             kill(pid_t(owner), SIGTERM)
         }
@@ -122,11 +137,13 @@ struct TakeoverTests {
         try await TestBus.withPrivateBus { bus in
             let keyring = try await DaemonHarness.startGnomeKeyring(on: bus)
             let home = keyring.homeDirectory
-            let environment = try Self.environment(home: home, system: Self.systemFixtures(in: bus.directory))
+            let system = try Self.systemFixtures(in: bus.directory)
+            let environment = try Self.environment(home: home, system: system)
             let stored = try await ClientEnvironment(bus: bus).secretTool(["store", "--label=one", "k", "v"],
                                                                           input: Data("s".utf8))
             #expect(stored.status == 0, "\(stored.stderr)")
-            let refused = try await CofferCLI(bus: bus).run(["takeover", "--yes"], input: "not the password\n",
+            let refused = try await CofferCLI(bus: bus).run(["takeover", "--yes", "--system-root", system.path],
+                                                            input: "not the password\n",
                                                             environment: environment)
             #expect(refused.status == 51, "\(refused.text)\n\(refused.stderr)")
             #expect(refused.stderr.contains("login.keyring") && refused.stderr.contains("nothing was changed"),
@@ -145,8 +162,8 @@ struct TakeoverTests {
 
     // MARK: - Fixtures
 
-    /// System directories standing in for /etc/xdg, /usr/share and /etc/pam.d, holding gnome-keyring's files as
-    /// Debian installs them, so the test does not depend on the host's.
+    /// System directories standing in for /etc/xdg, /usr/share and /etc (`--system-root`), holding gnome-keyring's
+    /// files as Debian installs them, so the test depends neither on the host's nor on gnome-keyring's packaging.
     static func systemFixtures(in directory: URL) throws -> URL {
         let root = directory.appendingPathComponent("system", isDirectory: true)
         let files = [
@@ -161,7 +178,9 @@ struct TakeoverTests {
                 + "Exec=/usr/bin/gnome-keyring-daemon --start --foreground --components=secrets\n",
             "share/systemd/user/gnome-keyring-daemon.socket": "[Socket]\nListenStream=%t/keyring/control\n",
             "share/systemd/user/gnome-keyring-daemon.service": "[Service]\nExecStart=/usr/bin/gnome-keyring-daemon\n",
-            "pam.d/login": "auth optional pam_gnome_keyring.so\n# session optional pam_gnome_keyring.so\n",
+            // Enabled, as Debian's package enables it for every user.
+            "etc/systemd/user/sockets.target.wants/gnome-keyring-daemon.socket": "[Socket]\n",
+            "etc/pam.d/login": "auth optional pam_gnome_keyring.so\n# session optional pam_gnome_keyring.so\n",
         ]
         for (path, content) in files {
             let url = root.appendingPathComponent(path)

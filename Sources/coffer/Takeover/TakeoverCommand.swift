@@ -43,11 +43,11 @@ struct Takeover: CofferCommand {
     var cofferd: String?
 
     @Option(name: .long, help: .hidden)
-    var pamDirectory: String?
+    var systemRoot: String?
 
     func execute() async throws {
         var directories = UserDirectories()
-        if let pamDirectory { directories.pamDirectory = pamDirectory }
+        if let systemRoot { directories.systemRoot = systemRoot }
         if undo { return try Self.undoAll(directories) }
         let cofferd = try Self.locateCofferd(cofferd)
         let (probe, connection) = await ProviderProbe.run()

@@ -12,8 +12,9 @@ struct UserDirectories: Sendable {
     var stateHome: String
     var configDirs: [String]
     var dataDirs: [String]
-    /// Where PAM service files live; an option can point elsewhere so the scan can be checked on sample files.
-    var pamDirectory = "/etc/pam.d"
+    /// Prefixed to the fixed system paths (/etc/pam.d, /etc/systemd/user, /usr/lib/systemd/user): "" is the real
+    /// system; tests point it at sample files. The XDG system directories come from the environment as usual.
+    var systemRoot = ""
 
     init(environment: [String: String] = ProcessInfo.processInfo.environment) {
         func value(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
@@ -35,9 +36,13 @@ struct UserDirectories: Sendable {
     var systemServices: [String] { dataDirs.map { $0 + "/dbus-1/services" } }
     /// Where `systemctl --user mask` puts its `/dev/null` links.
     var userUnits: String { configHome + "/systemd/user" }
-    /// Where packages and the administrator put user units (and their `.wants` links).
+    /// Where PAM service files live.
+    var pamDirectory: String { systemRoot + "/etc/pam.d" }
+    /// Where packages and the administrator put user units (and their `.wants` links), as systemd --user searches.
     var systemUnits: [String] {
-        ["/etc/systemd/user"] + dataDirs.map { $0 + "/systemd/user" } + ["/usr/lib/systemd/user", "/lib/systemd/user"]
+        [systemRoot + "/etc/systemd/user"] + configDirs.map { $0 + "/systemd/user" }
+            + dataDirs.map { $0 + "/systemd/user" }
+            + ["/usr/local/lib/systemd/user", "/usr/lib/systemd/user", "/lib/systemd/user"].map { systemRoot + $0 }
     }
     /// gnome-keyring's keyring files.
     var keyrings: String { dataHome + "/keyrings" }
