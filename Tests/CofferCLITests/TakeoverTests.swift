@@ -171,6 +171,42 @@ struct TakeoverTests {
         }
     }
 
+    @Test("a keyring readable neither from its file nor over D-Bus (own password, locked) stops takeover first")
+    func unreadableKeyringChangesNothing() async throws {
+        try await TestBus.withPrivateBus { bus in
+            let keyring = try await DaemonHarness.startGnomeKeyring(on: bus)
+            let home = keyring.homeDirectory
+            let system = try Self.systemFixtures(in: bus.directory)
+            let environment = try Self.environment(home: home, system: system)
+            let coffer = CofferCLI(bus: bus)
+            let created = try await coffer.run(["create-keychain", "Work"], input: Self.workPassword + "\n")
+            #expect(created.status == 0, "\(created.stderr)")
+            try await Self.withService(bus) { service in
+                _ = try await service.createItem(in: try await Self.collection(labelled: "Work", in: service),
+                                                 label: "VPN", attributes: ["host": "vpn.example.org"],
+                                                 secret: try SecretBytes(copying: Array("vpn".utf8)),
+                                                 contentType: "text/plain", replace: false)
+            }
+            let locked = try await coffer.run(["lock-keychain", "Work"])
+            #expect(locked.status == 0, "\(locked.stderr)")
+
+            let refused = try await coffer.run(["takeover", "--yes", "--system-root", system.path],
+                                               input: DaemonHarness.gnomeKeyringPassword + "\n",
+                                               environment: environment)
+            #expect(refused.status == 51, "\(refused.text)\n\(refused.stderr)")
+            #expect(refused.stderr.contains("Work.keyring") && refused.stderr.contains("locked in the running provider")
+                    && refused.stderr.contains("nothing was changed"), "\(refused.stderr)")
+            let overrides = Self.overrides(in: home)
+            for path in [overrides.autostart, overrides.activation, overrides.gnomeActivation] + overrides.masks {
+                #expect((try? FileManager.default.attributesOfItem(atPath: path)) == nil, "\(path) was written")
+            }
+            let probe = try await bus.connect()
+            #expect(try await probe.nameOwner(of: "org.freedesktop.secrets") == keyring.uniqueName)
+            await probe.close()
+            await keyring.stop()
+        }
+    }
+
     // MARK: - Fixtures
 
     /// System directories standing in for /etc/xdg, /usr/share and /etc (`--system-root`), holding gnome-keyring's

@@ -82,7 +82,10 @@ enum KeyringHarvest {
         var unreadable: [UnreadableKeyring] = []
         guard let provider else {
             return (keyrings, viaBus.map {
-                UnreadableKeyring(source: $0.file, reason: "\($0.reason); no running provider to read it from")
+                // Without the password only the hashed attributes of the clear-text index are readable, and
+                // those cannot be turned back into values: nothing useful can be salvaged.
+                UnreadableKeyring(source: $0.file, reason: "\($0.reason); no running provider to read it from (the "
+                    + "file's readable part holds only hashed attributes, which cannot be recovered)")
             })
         }
         let collections = try await provider.collections()
