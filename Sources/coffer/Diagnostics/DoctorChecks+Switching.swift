@@ -43,7 +43,7 @@ extension DoctorChecks {
                     + "systemctl --user daemon-reload")]
         }
         return [.warning("unit", "no \(name) where systemd --user looks; cofferd starts only by D-Bus activation "
-            + "or as a plain process", fix: "install cofferd's unit (dbus/cofferd.service.in) into "
+            + "or as a plain process", fix: "reinstall Coffer, or put its cofferd.service into "
             + "\(directories.userUnits)/")]
     }
 }

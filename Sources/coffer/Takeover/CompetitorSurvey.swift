@@ -164,7 +164,7 @@ enum CompetitorSurvey {
                     explanation: "\(path) line \(number + 1) (\(trimmed)) unlocks gnome-keyring at login and can "
                         + "start it; changing PAM needs root",
                     winsAtLogin: false, change: nil,
-                    fix: "as root, replace pam_gnome_keyring.so with pam_coffer.so on that line (docs/PAM.md)"))
+                    fix: "as root, replace pam_gnome_keyring.so with pam_coffer.so on that line"))
             }
         }
         return found

@@ -26,7 +26,7 @@ struct Takeover: CofferCommand {
 
             The login password is read from a prompt that does not echo, or from the first line of stdin when \
             stdin is not a terminal. gnome-keyring's files are only read, never changed. PAM lines are reported \
-            only (changing PAM needs root; see docs/PAM.md).
+            only: changing PAM needs root (replace pam_gnome_keyring.so with pam_coffer.so).
 
             Every change is recorded in $XDG_CONFIG_HOME/coffer/takeover.json; --undo reverses them (imported \
             items stay in cofferd). Running takeover again changes nothing and imports nothing twice.
