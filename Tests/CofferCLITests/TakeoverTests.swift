@@ -207,6 +207,61 @@ struct TakeoverTests {
         }
     }
 
+    @Test("with systemd --user, units are masked and unmasked by systemctl; without an old provider cofferd just starts")
+    func systemctlPath() async throws {
+        try await TestBus.withPrivateBus { bus in
+            let coffer = CofferCLI(bus: bus)
+            let home = try #require(coffer.environment.variables["HOME"])
+            let system = try Self.systemFixtures(in: bus.directory)
+            // A systemctl that records its arguments and stands for a running user instance: the private socket
+            // exists under XDG_RUNTIME_DIR (the bus directory), show-environment answers, cofferd.service is unknown.
+            let bin = bus.directory.appendingPathComponent("bin")
+            let log = bus.directory.appendingPathComponent("systemctl.log").path
+            try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(at: bus.directory.appendingPathComponent("systemd"),
+                                                    withIntermediateDirectories: true)
+            _ = FileManager.default.createFile(atPath: bus.directory.appendingPathComponent("systemd/private").path,
+                                               contents: nil)
+            try "#!/bin/sh\necho \"$*\" >> '\(log)'\ncase \"$*\" in *' cat '*) exit 1;; esac\nexit 0\n"
+                .write(to: bin.appendingPathComponent("systemctl"), atomically: true, encoding: .utf8)
+            try FileManager.default.setAttributes([.posixPermissions: 0o755],
+                                                  ofItemAtPath: bin.appendingPathComponent("systemctl").path)
+            let environment = [
+                "PATH": bin.path + ":/usr/bin:/bin",
+                "XDG_CONFIG_DIRS": system.appendingPathComponent("xdg").path,
+                "XDG_DATA_DIRS": system.appendingPathComponent("share").path,
+            ]
+            let takeover = ["takeover", "--system-root", system.path]
+
+            let first = try await coffer.run(takeover + ["--yes"], input: "new login password\n",
+                                             environment: environment)
+            #expect(first.status == 0, "\(first.text)\n\(first.stderr)")
+            let calls = try String(contentsOfFile: log, encoding: .utf8)
+            #expect(calls.contains("--user --quiet mask --now gnome-keyring-daemon.socket"), "\(calls)")
+            #expect(calls.contains("--user --quiet mask --now gnome-keyring-daemon.service"), "\(calls)")
+            #expect(!calls.contains("start cofferd.service"), "an unknown unit is not started: \(calls)")
+            let probe = try await bus.connect()
+            let owner = try #require(try await probe.processID(of: "org.freedesktop.secrets"))
+            #expect(Self.executableName(of: owner) == "cofferd")
+            await probe.close()
+            try await Self.withService(bus) { service in
+                let login: ObjectPath = "/org/freedesktop/secrets/collection/login"
+                let alias = try await service.readAlias("default")
+                let locked = try await service.collectionProperties(login).locked
+                #expect(alias == login)
+                #expect(!locked)
+            }
+            #expect(FileManager.default.fileExists(atPath: home + "/.config/autostart/gnome-keyring-secrets.desktop"))
+
+            let undone = try await coffer.run(takeover + ["--undo"], environment: environment)
+            #expect(undone.status == 0, "\(undone.stderr)")
+            let after = try String(contentsOfFile: log, encoding: .utf8)
+            #expect(after.contains("--user --quiet unmask gnome-keyring-daemon.socket"), "\(after)")
+            #expect(after.contains("--user --quiet unmask gnome-keyring-daemon.service"), "\(after)")
+            kill(pid_t(owner), SIGTERM)
+        }
+    }
+
     // MARK: - Fixtures
 
     /// System directories standing in for /etc/xdg, /usr/share and /etc (`--system-root`), holding gnome-keyring's

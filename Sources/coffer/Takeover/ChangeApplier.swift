@@ -80,7 +80,12 @@ enum ChangeApplier {
 
 /// `systemctl --user`, when the session has a systemd user instance.
 enum UserSystemd {
-    static let systemctl = "/usr/bin/systemctl"
+    /// The first `systemctl` on PATH, as a shell would run it.
+    static let systemctl: String = {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        return path.split(separator: ":").map { "\($0)/systemctl" }
+            .first(where: FileManager.default.isExecutableFile(atPath:)) ?? "/usr/bin/systemctl"
+    }()
 
     /// Whether a user instance answers: its private socket exists under XDG_RUNTIME_DIR and `systemctl --user`
     /// can talk to it.
