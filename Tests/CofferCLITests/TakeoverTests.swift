@@ -262,6 +262,30 @@ struct TakeoverTests {
         }
     }
 
+    @Test("with cofferd already serving, a password that does not open its locked login stops takeover first")
+    func runningCofferdWithOtherPassword() async throws {
+        try await TestBus.withPrivateBus { bus in
+            let daemon = try await DaemonHarness.start(.subprocess, on: bus)
+            let coffer = CofferCLI(bus: bus)
+            let home = try #require(coffer.environment.variables["HOME"])
+            let system = try Self.systemFixtures(in: bus.directory)
+            let environment = try Self.environment(home: URL(fileURLWithPath: home), system: system)
+            // Locked: the import would have to open it with the password given (an unlocked login needs none).
+            let locked = try await coffer.run(["lock-keychain", "login"])
+            #expect(locked.status == 0, "\(locked.stderr)")
+            let refused = try await coffer.run(["takeover", "--yes", "--system-root", system.path],
+                                               input: "not \(DaemonHarness.testLoginPassword)\n",
+                                               environment: environment)
+            #expect(refused.status == 51, "\(refused.text)\n\(refused.stderr)")
+            #expect(refused.stderr.contains("does not unlock cofferd's existing login collection"), "\(refused.stderr)")
+            let overrides = Self.overrides(in: URL(fileURLWithPath: home))
+            for path in [overrides.autostart, overrides.activation, overrides.gnomeActivation] + overrides.masks {
+                #expect((try? FileManager.default.attributesOfItem(atPath: path)) == nil, "\(path) was written")
+            }
+            #expect(await daemon.stop() == .exited(0))
+        }
+    }
+
     // MARK: - Fixtures
 
     /// System directories standing in for /etc/xdg, /usr/share and /etc (`--system-root`), holding gnome-keyring's

@@ -6,6 +6,7 @@ import DBusWire
 import Foundation
 import SecretCrypto
 import SecretServiceProtocol
+import SecretStore
 
 #if canImport(Glibc)
 import Glibc
@@ -36,12 +37,16 @@ enum ProviderSwitch {
     }
 
     /// Starts cofferd for this session: through `systemctl --user start cofferd.service` when the session has a
-    /// systemd user instance that knows the unit, else as a process of its own session (it outlives this command
+    /// systemd user instance that knows the unit and cofferd's `login` collection exists, else as a process of its own session (it outlives this command
     /// and the terminal) with the login password on a pipe for `--unlock`.
     /// - Returns: how it was started, for the report.
     static func start(cofferd: String, password: SecretBytes, directories: UserDirectories,
                       on connection: Connection) async throws -> String {
-        if UserSystemd.isAvailable && UserSystemd.knows("cofferd.service") {
+        // The unit cannot hand cofferd a password, so it is used only once `login` exists; the first start
+        // creates it with --unlock, and the unit takes over from the next login on.
+        let loginFile = Doctor.defaultDataDirectory + "/login" + DataDirectoryInspection.collectionFileSuffix
+        if UserSystemd.isAvailable && UserSystemd.knows("cofferd.service")
+            && FileManager.default.fileExists(atPath: loginFile) {
             try UserSystemd.run(["start", "cofferd.service"])
             guard try await waitForOwner(on: connection, within: patience, until: { $0 != nil }) else {
                 throw CofferError(.failure, "cofferd.service started but nothing took org.freedesktop.secrets; see "

@@ -82,6 +82,7 @@ struct Takeover: CofferCommand {
 
         let password = try SecretInput.read(prompt: "Login keyring password: ", piped: .firstLine)
         defer { password.wipe() }
+        if !needsStart { try await TakeoverImport.checkLogin(password: password) }
         // Read everything first: if any keyring cannot be read, nothing has been changed yet.
         let harvest = oldProvider == nil
             ? try await KeyringHarvest.run(files: files, password: password, provider: nil)

@@ -37,9 +37,18 @@ enum TakeoverImport {
         }
     }
 
+    /// Before any change, when cofferd already runs: its `login` must exist and open with the password, or the
+    /// import at the end could not happen.
+    static func checkLogin(password: SecretBytes) async throws {
+        _ = try await ProviderConnection.with { client in
+            try await prepareLogin(client, password: password, settingDefault: false)
+        }
+    }
+
     /// cofferd's `login`, unlocked with the login password; the `default` alias points at it when unset. cofferd
     /// started by takeover created it (`--unlock`); one that ran before may hold it locked.
-    private static func prepareLogin(_ client: SecretService, password: SecretBytes) async throws -> ObjectPath {
+    private static func prepareLogin(_ client: SecretService, password: SecretBytes, settingDefault: Bool = true)
+        async throws -> ObjectPath {
         let path: ObjectPath
         if let existing = try await client.readAlias("login") {
             path = existing
@@ -57,7 +66,9 @@ enum TakeoverImport {
                     + "collection; unlock it (`coffer unlock-keychain login`) and run takeover again")
             }
         }
-        if try await client.defaultCollectionPath() == nil { try await client.setAlias("default", to: path) }
+        if settingDefault, try await client.defaultCollectionPath() == nil {
+            try await client.setAlias("default", to: path)
+        }
         return path
     }
 
