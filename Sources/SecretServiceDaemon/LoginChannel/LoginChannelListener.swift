@@ -157,15 +157,7 @@ final class LoginChannelListener: Sendable {
     // MARK: - Thread
 
     private func startThread() {
-        let retained = Unmanaged.passRetained(self).toOpaque()
-        var thread = pthread_t()
-        let result = pthread_create(&thread, nil, { argument in
-            let listener = Unmanaged<LoginChannelListener>.fromOpaque(argument!).takeRetainedValue()
-            listener.run()
-            return nil
-        }, retained)
-        precondition(result == 0, "pthread_create failed: \(result)")
-        pthread_detach(thread)
+        DetachedThread.start { self.run() }
     }
 
     private func run() {

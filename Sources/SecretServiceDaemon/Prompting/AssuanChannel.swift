@@ -135,15 +135,7 @@ final class AssuanChannel: Sendable {
     // MARK: - Thread
 
     private func startThread() {
-        let retained = Unmanaged.passRetained(self).toOpaque()
-        var thread = pthread_t()
-        let result = pthread_create(&thread, nil, { argument in
-            let channel = Unmanaged<AssuanChannel>.fromOpaque(argument!).takeRetainedValue()
-            channel.run()
-            return nil
-        }, retained)
-        precondition(result == 0, "pthread_create failed: \(result)")
-        pthread_detach(thread)
+        DetachedThread.start { self.run() }
     }
 
     private func run() {
