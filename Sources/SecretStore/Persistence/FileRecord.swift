@@ -78,14 +78,7 @@ enum FileRecord: Sendable, Equatable {
         case .delete(let id):
             writer.string(id)
         case .keySlot(let slot):
-            writer.u32(slot.id)
-            writer.u8(slot.kind.rawValue)
-            if let parameters = slot.parameters {
-                writer.u32(parameters.iterations)
-                writer.u32(parameters.memoryKiB)
-                writer.u32(parameters.parallelism)
-            }
-            writer.raw(slot.salt)
+            slot.writeDerivation(to: &writer)
             writer.raw(slot.nonce)
             writer.blob(slot.wrappedKey)
         }

@@ -83,6 +83,19 @@ struct KeySlot: Sendable, Equatable {
     }
 
     var info: KeySlotInfo { KeySlotInfo(id: id, kind: kind) }
+
+    /// The slot's number, kind, Argon2 parameters (password slots) and salt: what derives its key-encryption key.
+    /// The record stores them and the seal authenticates them, in this one order.
+    func writeDerivation(to writer: inout ByteWriter) {
+        writer.u32(id)
+        writer.u8(kind.rawValue)
+        if let parameters {
+            writer.u32(parameters.iterations)
+            writer.u32(parameters.memoryKiB)
+            writer.u32(parameters.parallelism)
+        }
+        writer.raw(salt)
+    }
 }
 
 /// A key-encryption key made for one slot: the slot as it was when the key was derived, so a caller can check the
@@ -116,14 +129,7 @@ enum KeySlotWrapping {
         var writer = ByteWriter()
         writer.raw(Array("coffer/1 slot".utf8))
         writer.string(collectionID)
-        writer.u32(slot.id)
-        writer.u8(slot.kind.rawValue)
-        if let parameters = slot.parameters {
-            writer.u32(parameters.iterations)
-            writer.u32(parameters.memoryKiB)
-            writer.u32(parameters.parallelism)
-        }
-        writer.raw(slot.salt)
+        slot.writeDerivation(to: &writer)
         return writer.bytes
     }
 
