@@ -3,7 +3,6 @@
 
 import ArgumentParser
 import CHardening
-import Foundation
 import Logging
 import SecretCrypto
 import SecretServiceDaemon
@@ -154,7 +153,7 @@ struct Cofferd: AsyncParsableCommand {
     /// Reads the configuration file named with `--config`, else the standard one if it exists; exits on any problem
     /// rather than run with settings the user did not ask for.
     static func loadSettings(from explicitPath: String?) -> ConfigFile {
-        guard let path = explicitPath ?? ConfigFile.standardPath(environment: ProcessInfo.processInfo.environment)
+        guard let path = explicitPath ?? ConfigFile.standardPath(environment: Environment.configurationVariables)
         else { return ConfigFile() }
         do {
             return try ConfigFile.load(path: path, required: explicitPath != nil)
