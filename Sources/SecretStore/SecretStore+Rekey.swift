@@ -58,16 +58,18 @@ extension SecretStore {
             header = FileHeader(id: id, created: file.header.created,
                                 indexKey: SecureRandom.bytes(count: FileHeader.indexKeySize))
             indexKey = try SecretBytes(copying: header.indexKey)
+            state.foldItemTimes()
             records = [.keyWrap(wrap), .collection(label: state.label, modified: state.modified)]
             for old in state.items.values.sorted(by: { $0.sequence < $1.sequence }) {
-                guard let meta = old.meta else { throw StorageError(message: "item metadata is not loaded") }
-                var item = old
-                item.secret = try vault.sealSecret(try oldVault.openSecret(old.secret, item: old.id), item: old.id)
+                let meta = try oldVault.openMeta(old.sealed.meta(in: state.image), item: old.id)
+                let tags = try AttributeTags.tags(for: meta.attributes, indexKey: indexKey)
                 let sealedMeta = try vault.sealMeta(meta, item: old.id)
-                item.sealedMeta = sealedMeta
-                item.tags = AttributeTags.tags(for: meta.attributes, indexKey: indexKey)
-                records.append(.item(ItemRecord(id: item.id, sequence: item.sequence, tags: item.tags,
-                                                meta: sealedMeta, secret: item.secret)))
+                let sealedSecret = try vault.sealSecret(try oldVault.openSecret(old.sealed.secret(in: state.image),
+                                                                                item: old.id), item: old.id)
+                var item = old
+                item.sealed = SealedItem(tags: tags, meta: sealedMeta, secret: sealedSecret)
+                records.append(.item(ItemRecord(id: item.id, sequence: item.sequence, tags: tags.map(\.bytes),
+                                                meta: sealedMeta, secret: sealedSecret)))
                 items.append(item)
             }
             lastSequence = writer.nextSequence + UInt64(records.count) - 1
@@ -92,6 +94,9 @@ extension SecretStore {
             _ = try? setLocked(id, true)
             throw .failed("the new password is in place but its generation could not be recorded: \(error)")
         }
+        // The new tags are keyed by the new index key: the old postings go before the new ones come in.
+        for item in items { _ = state.remove(item.id) }
+        state.indexKey = indexKey
         for item in items { state.insert(item) }
         state.vault = vault
         state.keys = keys

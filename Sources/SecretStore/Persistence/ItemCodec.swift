@@ -89,6 +89,14 @@ struct SecretVault: Sendable {
                                                                    associatedData: associatedData("meta", item)))
     }
 
+    /// Only the metadata's `modified`, its last field: what ordering and the collection's time need, without
+    /// decoding the rest.
+    func openModified(_ blob: SealedBlob, item: String) throws -> UInt64 {
+        let plain = try key.open(blob.sealed, nonce: blob.nonce, associatedData: associatedData("meta", item))
+        guard plain.count >= 8 else { throw FormatError("item metadata too short") }
+        return plain.withUnsafeBytes { raw in raw[(raw.count - 8)...].reduce(0) { $0 << 8 | UInt64($1) } }
+    }
+
     func openMeta(_ blob: SealedBlob, item: String) throws -> ItemMeta {
         let plain = try key.open(blob.sealed, nonce: blob.nonce,
                                        associatedData: associatedData("meta", item))
