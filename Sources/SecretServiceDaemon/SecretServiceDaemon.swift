@@ -51,7 +51,7 @@ public final class SecretServiceDaemon: Service {
         try await connection.addMatch(
             "type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged'")
         if let handover { try await takeOver(handover, on: connection) }
-        try await bootstrapCollections()
+        let pendingUnlock = try await bootstrapCollections()
         Self.returnFreedMemory()
         if handover == nil { try await claimName(on: connection) }
         logger.info("serving org.freedesktop.secrets", metadata: ["dbus.unique": "\(connection.uniqueName)"])
@@ -64,6 +64,9 @@ public final class SecretServiceDaemon: Service {
         await withTaskExecutorPreference(connection.taskExecutor) {
         await withTaskGroup(of: Void.self) { background in
             background.addTask { await router.publishChanges() }
+            if let pendingUnlock {
+                background.addTask { await self.finishUnlock(pendingUnlock) }
+            }
             if configuration.autoLock.locksAnything {
                 let autoLocker = AutoLocker(store: store, policy: configuration.autoLock, clock: ContinuousClock(),
                                             logger: logger)
@@ -198,10 +201,19 @@ public final class SecretServiceDaemon: Service {
         chardening_return_freed_memory()
     }
 
-    /// Loads the collection files, sets up the in-memory `session` collection, and applies `--unlock`: the login
-    /// password unlocks `login`, or creates it on first start. `default` points at `login` when it exists and at
-    /// nothing else was chosen; without files it points at `session`.
-    private func bootstrapCollections() async throws {
+    /// The `--unlock` of an existing `login`, announced to the store before the name is claimed and run once the
+    /// daemon serves: calls that touch `login` wait for it, calls on other collections are answered meanwhile.
+    private struct PendingUnlock {
+        let collection: String
+        let password: SecretBytes
+    }
+
+    /// Loads the collection files, sets up the in-memory `session` collection, and prepares `--unlock`: the login
+    /// password unlocks `login` once the daemon serves (see ``PendingUnlock``), or creates it now on first start.
+    /// `default` points at `login` when it exists and at nothing else was chosen; without files it points at
+    /// `session`.
+    /// - Returns: the unlock to run once serving, if any.
+    private func bootstrapCollections() async throws -> PendingUnlock? {
         for problem in try await store.loadCollections() {
             logger.error("collection file unavailable; it is left untouched",
                          metadata: ["secret.collection": "\(problem.id)", "path": "\(problem.path)",
@@ -210,26 +222,23 @@ public final class SecretServiceDaemon: Service {
         let session = SecretServiceNames.sessionCollection
         _ = try await store.createCollection(label: "Session", alias: session, inMemory: true, preferredID: session)
         let login = "login"
+        var pending: PendingUnlock?
         if let password = configuration.loginPassword {
-            // Nothing needs the password after this: wipe it rather than keep it readable in memory for the
-            // daemon's whole life (the configuration, and so the SecretBytes, live as long as the daemon).
-            defer { password.wipe() }
             if await store.collectionIDs().contains(login) {
-                do {
-                    // Not announced: the name is not claimed yet, so no client can hold a proxy, and 10,000 items
-                    // would mean 40,000 signals delaying the first answers by seconds.
-                    if try await !store.unlock(login, password: password, announcing: false) {
-                        logger.error("the password given with --unlock does not unlock the login collection")
-                    }
-                } catch {
-                    // The file failed verification; the store logged why and took it out of service. The other
-                    // collections are served regardless.
-                }
-            } else if await store.unavailableCollections().contains(where: { $0.id == login }) {
-                logger.error("the login collection's file is unavailable; not creating a new one over it")
+                await store.beginPendingUnlock(of: login)
+                pending = PendingUnlock(collection: login, password: password)
             } else {
-                _ = try await store.createCollection(label: "Login", alias: "", password: password, preferredID: login)
-                logger.info("created the login collection")
+                // Nothing needs the password after this: wipe it rather than keep it readable in memory for the
+                // daemon's whole life (the configuration, and so the SecretBytes, live as long as the daemon).
+                defer { password.wipe() }
+                if await store.unavailableCollections().contains(where: { $0.id == login }) {
+                    logger.error("the login collection's file is unavailable; not creating a new one over it")
+                } else {
+                    // Created before the name is claimed: a client storing into `default` right away must find it.
+                    _ = try await store.createCollection(label: "Login", alias: "", password: password,
+                                                         preferredID: login)
+                    logger.info("created the login collection")
+                }
             }
         }
         if await store.resolveAlias(SecretServiceNames.defaultAlias) == nil {
@@ -239,6 +248,29 @@ public final class SecretServiceDaemon: Service {
                 try await store.setAlias(SecretServiceNames.defaultAlias, to: session)
             }
         }
+        return pending
+    }
+
+    /// Runs the start-up unlock announced by ``bootstrapCollections()``, then lets the calls waiting for it go on.
+    private func finishUnlock(_ pending: PendingUnlock) async {
+        defer { pending.password.wipe() }
+        do {
+            // Item changes are not announced (10,000 items would mean 40,000 signals delaying the first answers by
+            // seconds): every call that could have shown a client this collection's items waited for this unlock.
+            // The collection's own Locked change is, for clients that read its path meanwhile.
+            if try await store.unlock(pending.collection, password: pending.password, announcing: false) {
+                await store.announceCollectionLockChange(of: pending.collection)
+                logger.info("unlocked the login collection")
+            } else {
+                logger.error("the password given with --unlock does not unlock the login collection")
+            }
+        } catch {
+            // The file failed verification; the store logged why and took it out of service. The other
+            // collections are served regardless.
+        }
+        await store.endPendingUnlock(of: pending.collection)
+        // The unlock's transient buffers (the whole file, decoded records) go back to the system.
+        Self.returnFreedMemory()
     }
 }
 

@@ -31,6 +31,8 @@ public actor SecretStore {
     var closed = false
     /// Makes appended records durable off the store's thread.
     let syncer: any FileSyncing
+    /// Collections with an announced unlock under way, and the calls waiting for it to end.
+    var pendingUnlocks: [String: [CheckedContinuation<Void, Never>]] = [:]
     /// Collections whose files failed to open, with the reason; never written to.
     var unavailable: [String: String] = [:]
     /// Whether new collections can be kept in files.
