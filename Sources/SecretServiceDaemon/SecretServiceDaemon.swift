@@ -53,7 +53,16 @@ public final class SecretServiceDaemon: Service {
         if let handover { try await takeOver(handover, on: connection) }
         let pendingUnlock = try await bootstrapCollections()
         Self.returnFreedMemory()
-        if handover == nil { try await claimName(on: connection) }
+        // The key derivation starts now, beside the name claim and the first calls, rather than after them.
+        let unlocking = pendingUnlock.map { pending in Task { await self.finishUnlock(pending) } }
+        if handover == nil {
+            do {
+                try await claimName(on: connection)
+            } catch {
+                await unlocking?.value  // the derivation cannot be interrupted; the store is not left mid-unlock
+                throw error
+            }
+        }
         logger.info("serving org.freedesktop.secrets", metadata: ["dbus.unique": "\(connection.uniqueName)"])
         ready.yield(connection.uniqueName.rawValue)
         ready.finish()
@@ -64,8 +73,8 @@ public final class SecretServiceDaemon: Service {
         await withTaskExecutorPreference(connection.taskExecutor) {
         await withTaskGroup(of: Void.self) { background in
             background.addTask { await router.publishChanges() }
-            if let pendingUnlock {
-                background.addTask { await self.finishUnlock(pendingUnlock) }
+            if let unlocking {
+                background.addTask { await unlocking.value }
             }
             if configuration.autoLock.locksAnything {
                 let autoLocker = AutoLocker(store: store, policy: configuration.autoLock, clock: ContinuousClock(),
@@ -201,15 +210,17 @@ public final class SecretServiceDaemon: Service {
         chardening_return_freed_memory()
     }
 
-    /// The `--unlock` of an existing `login`, announced to the store before the name is claimed and run once the
-    /// daemon serves: calls that touch `login` wait for it, calls on other collections are answered meanwhile.
+    /// The `--unlock` of an existing `login`, announced to the store before the name is claimed and run beside the
+    /// claim and the first calls: calls that touch `login` wait for it, calls on other collections are answered
+    /// meanwhile.
     private struct PendingUnlock {
         let collection: String
         let password: SecretBytes
     }
 
     /// Loads the collection files, sets up the in-memory `session` collection, and prepares `--unlock`: the login
-    /// password unlocks `login` once the daemon serves (see ``PendingUnlock``), or creates it now on first start.
+    /// password unlocks `login` while the daemon starts serving (see ``PendingUnlock``), or creates it now on first
+    /// start.
     /// `default` points at `login` when it exists and at nothing else was chosen; without files it points at
     /// `session`.
     /// - Returns: the unlock to run once serving, if any.

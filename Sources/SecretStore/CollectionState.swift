@@ -54,7 +54,11 @@ final class CollectionState {
     var nextSequence: UInt64 = 1
     /// Keys the attribute tags: the file header's index key (a password change makes a new one), or a random one
     /// for in-memory collections.
-    var indexKey: SecretBytes
+    var indexKey: SecretBytes {
+        didSet { tagger = nil }
+    }
+    /// A context keyed with ``indexKey``, made on the first search.
+    private var tagger: HMACSHA256.Authenticator?
     /// Tag index, valid locked or not.
     private(set) var index = TagIndex()
     /// The file bytes the items loaded from it point into (see ``SealedItem``); empty for in-memory collections.
@@ -98,19 +102,18 @@ final class CollectionState {
         guard !modifiedCountsItems, let vault else { return }
         // The keys are copied first: mutating the table while iterating it would copy it whole for every item.
         for itemID in Array(items.keys) {
-            guard let item = items[itemID] else { continue }
-            let time: UInt64
-            if let known = item.knownModified {
-                time = known
-            } else if let opened = try? vault.openModified(item.sealed.meta(in: image), item: itemID) {
-                items[itemID]?.knownModified = opened
-                time = opened
-            } else {
-                continue
-            }
-            modified = max(modified, time)
+            if let time = modifiedTime(of: itemID, vault: vault) { modified = max(modified, time) }
         }
         modifiedCountsItems = true
+    }
+
+    /// The item's `modified`, decrypted (only that field) the first time and remembered.
+    private func modifiedTime(of itemID: String, vault: SecretVault) -> UInt64? {
+        guard let item = items[itemID] else { return nil }
+        if let known = item.knownModified { return known }
+        guard let opened = try? vault.openModified(item.sealed.meta(in: image), item: itemID) else { return nil }
+        items[itemID]?.knownModified = opened
+        return opened
     }
 
     /// The item's metadata, decrypted; `nil` while the collection is locked (persistent collections forget their
@@ -137,18 +140,25 @@ final class CollectionState {
                         modified: meta?.modified ?? 0, isLocked: isLocked)
     }
 
+    /// The tags of `attributes` under this collection's index key.
+    /// - Throws: ``CryptoError`` when libgcrypt cannot compute them (no secure memory left).
+    func tags(for attributes: [String: String]) throws -> [AttributeTag] {
+        if tagger == nil { tagger = try HMACSHA256.Authenticator(key: indexKey) }
+        return try AttributeTags.tags(for: attributes, authenticator: tagger!)
+    }
+
     /// Items matching every pair of `query`, newest `Modified` first (ties: newest created first). Answered from the
     /// attribute tags, locked or not; while unlocked, the candidates' metadata is opened to order them.
     func matches(_ query: [String: String]) -> [StoredItem] {
         let candidates: Set<String>?
         do {
-            candidates = index.candidates(forTags: try AttributeTags.tags(for: query, indexKey: indexKey))
+            candidates = index.candidates(forTags: try tags(for: query))
         } catch {
             return []  // no secure memory for the tags' key: nothing can be found until there is
         }
         let ids = candidates.map(Array.init) ?? Array(items.keys)
-        if ids.count > 1, vault != nil {
-            for itemID in ids where items[itemID]?.knownModified == nil { _ = try? openMeta(itemID) }
+        if ids.count > 1, let vault {
+            for itemID in ids { _ = modifiedTime(of: itemID, vault: vault) }
         }
         return ids.compactMap { items[$0] }.sorted(by: Self.newestFirst)
     }

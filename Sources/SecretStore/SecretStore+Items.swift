@@ -32,10 +32,11 @@ extension SecretStore {
         let state = try unlockedState(of: collection)
         guard let stored = state.items[item], let vault = state.vault else { throw .noSuchObject("no such item") }
         markUsed(collection)
-        guard let meta = try openMeta(item, in: state) else { throw .noSuchObject("no such item") }
         do {
+            // Of the metadata only the content type: decoding the label and attributes would double a read's cost.
+            let contentType = try vault.openContentType(stored.sealed.meta(in: state.image), item: item)
             return StoredSecret(value: try vault.openSecret(stored.sealed.secret(in: state.image), item: item),
-                                contentType: meta.contentType)
+                                contentType: contentType)
         } catch {
             throw .failed("the stored secret could not be decrypted: \(error)")
         }
@@ -189,7 +190,7 @@ extension SecretStore {
         do {
             let sealedSecret = try secret.map { try vault.sealSecret($0, item: item.id) }
                 ?? item.sealed.secret(in: state.image)
-            let tags = try AttributeTags.tags(for: meta.attributes, indexKey: state.indexKey)
+            let tags = try state.tags(for: meta.attributes)
             let sealedMeta = try vault.sealMeta(meta, item: item.id)
             updated.sealed = SealedItem(tags: tags, meta: sealedMeta, secret: sealedSecret)
             record = ItemRecord(id: updated.id, sequence: updated.sequence, tags: tags.map(\.bytes), meta: sealedMeta,

@@ -89,6 +89,18 @@ enum AttributeTags {
     /// The tags of `attributes`, in the order files store them.
     /// - Throws: ``CryptoError`` when libgcrypt cannot compute them (no secure memory left).
     static func tags(for attributes: [String: String], indexKey: SecretBytes) throws -> [AttributeTag] {
-        try attributes.map { try tag(name: $0.key, value: $0.value, indexKey: indexKey) }.sorted(by: <)
+        try tags(for: attributes, authenticator: HMACSHA256.Authenticator(key: indexKey))
+    }
+
+    /// The tags of `attributes` with a context already keyed with the index key: every search computes the tags of
+    /// its query, and keying a context costs more than the tags.
+    static func tags(for attributes: [String: String], authenticator: HMACSHA256.Authenticator) throws
+        -> [AttributeTag] {
+        try attributes.map { name, value in
+            var prefix = Array(name.utf8)
+            prefix.append(0)
+            let mac = try authenticator.code(for: prefix[...], Array(value.utf8)[...])
+            return AttributeTag(mac.prefix(FileRecord.tagSize))
+        }.sorted(by: <)
     }
 }
