@@ -32,9 +32,15 @@ struct SealedItem {
         secretLength = UInt32(secret.sealed.count)
     }
 
-    /// A span of a collection's image, at `start`, holding what `record` decoded to.
-    /// - Throws: ``FormatError`` when the span does not end where the record does (`end`).
-    init(inImageAt start: Int, end: Int, record: ItemRecord) throws(FormatError) {
+    /// The span of the file's bytes that `frame`, holding `record`, came from (see ``FileRecord/encodeBody``: the
+    /// tags follow the record's length, type, sequence, id, order and tag count).
+    /// - Throws: ``FormatError`` when the span does not end where the record does.
+    init(in frame: Frame, record: ItemRecord) throws(FormatError) {
+        try self.init(inImageAt: frame.covered.startIndex + 4 + 1 + 8 + 2 + record.id.utf8.count + 8 + 2,
+                      end: frame.covered.endIndex, record: record)
+    }
+
+    private init(inImageAt start: Int, end: Int, record: ItemRecord) throws(FormatError) {
         self.start = UInt32(start)
         tagCount = UInt16(record.tags.count)
         metaLength = UInt32(record.meta.sealed.count)

@@ -117,9 +117,7 @@ extension SecretStore {
                 label = newLabel
                 modified = max(modified, when)
             case .item(let record):
-                // The tags follow the record's type, sequence, id, order and tag count.
-                let tagsStart = frame.covered.startIndex + 4 + 1 + 8 + 2 + record.id.utf8.count + 8 + 2
-                let sealed = try SealedItem(inImageAt: tagsStart, end: frame.covered.endIndex, record: record)
+                let sealed = try SealedItem(in: frame, record: record)
                 items[record.id] = StoredItem(id: record.id, sequence: record.sequence, knownModified: nil,
                                               sealed: sealed)
             case .delete(let id): items[id] = nil
