@@ -73,7 +73,7 @@ let package = Package(
 
         // MARK: - Executables
         .executableTarget(
-            name: "cofferd", dependencies: ["SecretServiceDaemon", "SecretCrypto", "CHardening", argumentParser, log, lifecycle, unixSignals], swiftSettings: strict),
+            name: "cofferd", dependencies: ["SecretServiceDaemon", "SecretStore", "SecretCrypto", "CHardening", argumentParser, log, lifecycle, unixSignals], swiftSettings: strict),
         .executableTarget(
             name: "coffer",
             dependencies: [
@@ -81,6 +81,8 @@ let package = Package(
                 "KeyringFiles", "SecretStore", argumentParser,
             ],
             swiftSettings: strict),
+        // Writes the man pages from the commands' --experimental-dump-help at install time (see the Makefile).
+        .executableTarget(name: "coffer-manual", dependencies: [argumentParser], swiftSettings: strict),
 
         // MARK: - Tests
         .target(

@@ -1,7 +1,7 @@
 // swift-tools-version:6.1
 // SPDX-License-Identifier: Apache-2.0
 // Micro-benchmarks of cofferd's hot paths (ordo-one/benchmark). A package of its own, so the main package's build and
-// CI never compile it; run with `swift package benchmark` from this directory (see the README, "Performance").
+// CI never compile it; run with `swift package benchmark` from this directory (see docs/PERFORMANCE.md).
 
 import PackageDescription
 

@@ -80,6 +80,17 @@ public actor Connection {
         }
     }
 
+    /// Connects to the system bus named by `DBUS_SYSTEM_BUS_ADDRESS`, or else libdbus's standard system bus socket.
+    /// - Parameter logger: receives debug-level connection events.
+    /// - Throws: ``TransportError/noSystemBus`` when the bus cannot be reached.
+    public static func connectToSystemBus(logger: Logger = Logger(label: "coffer.dbus")) async throws -> Connection {
+        do {
+            return try await connect(address: SystemBusAddress.fromEnvironment(), logger: logger)
+        } catch let error as TransportError where error == .connectionFailed || error == .invalidAddress {
+            throw TransportError.noSystemBus.with(detail: error.detail)
+        }
+    }
+
     // MARK: - Messages
 
     /// Sends a reply, an error, a signal, or a method call whose reply we do not want.

@@ -8,6 +8,7 @@
 public struct TransportError: Error, CustomStringConvertible, Sendable, Equatable {
     enum Code: Sendable, Equatable {
         case disconnected, timedOut, invalidAddress, connectionFailed, invalidMessage, cancelled, noSessionBus
+        case noSystemBus
         case objectPathInUse, unexpectedReply, outOfMemory
     }
 
@@ -37,6 +38,8 @@ public struct TransportError: Error, CustomStringConvertible, Sendable, Equatabl
     public static let cancelled = TransportError(.cancelled)
     /// There is no session bus address, or the session bus cannot be reached.
     public static let noSessionBus = TransportError(.noSessionBus)
+    /// The system bus cannot be reached.
+    public static let noSystemBus = TransportError(.noSystemBus)
     /// An object tree is already registered at that path on this connection.
     public static let objectPathInUse = TransportError(.objectPathInUse)
     /// The bus answered one of its own methods with a reply of the wrong shape.
@@ -56,6 +59,7 @@ public struct TransportError: Error, CustomStringConvertible, Sendable, Equatabl
         case .invalidMessage: "The D-Bus message cannot be marshalled"
         case .cancelled: "The D-Bus method call was cancelled"
         case .noSessionBus: "No D-Bus session bus is available"
+        case .noSystemBus: "The D-Bus system bus cannot be reached"
         case .objectPathInUse: "An object is already registered at that D-Bus path"
         case .unexpectedReply: "The bus sent a reply of an unexpected type"
         case .outOfMemory: "libdbus ran out of memory"

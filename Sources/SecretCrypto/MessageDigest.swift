@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// One-shot SHA-256 and MD5 digests, for reading other programs' file formats (never for new designs).
+// One-shot SHA-256 and MD5 digests: MD5 only for reading other programs' file formats, SHA-256 for those and for
+// the damage check of Coffer's own export archive.
 
 internal import CGcrypt
 

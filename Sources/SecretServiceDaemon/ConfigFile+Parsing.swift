@@ -58,10 +58,17 @@ extension ConfigFile {
                 }
                 continue
             }
-            let timeout: LockTimeout
-            do { timeout = try Self.timeout(value) } catch { throw failure("\(key.rawValue): \(error.text)") }
             var settings = section.settings(in: policy)
-            if key == .idle { settings.idle = timeout } else { settings.unlocked = timeout }
+            switch key {
+            case .onSleep, .onScreenLock:
+                let choice: Bool
+                do { choice = try Self.yesOrNo(value) } catch { throw failure("\(key.rawValue): \(error.text)") }
+                if key == .onSleep { settings.onSleep = choice } else { settings.onScreenLock = choice }
+            default:
+                let timeout: LockTimeout
+                do { timeout = try Self.timeout(value) } catch { throw failure("\(key.rawValue): \(error.text)") }
+                if key == .idle { settings.idle = timeout } else { settings.unlocked = timeout }
+            }
             section.store(settings, in: &policy)
         }
         self.init(autoLock: policy, allowReplacement: allowReplacement)
@@ -72,6 +79,8 @@ extension ConfigFile {
     private enum Key: String, CaseIterable {
         case idle = "lock-after-idle"
         case unlocked = "lock-after"
+        case onSleep = "lock-on-sleep"
+        case onScreenLock = "lock-on-screen-lock"
         case allowReplacement = "allow-replacement"
 
         /// The auto-lock keys go under [defaults] or a collection; daemon-wide settings under [daemon].

@@ -5,7 +5,7 @@
 import Glibc
 #endif
 
-/// The settings read from `cofferd.conf` (format: README.md, "Configuration"). A missing file means the defaults.
+/// The settings read from `cofferd.conf` (format: docs/CONFIGURATION.md). A missing file means the defaults.
 public struct ConfigFile: Sendable, Hashable {
     /// The `lock-after-idle` and `lock-after` settings.
     public var autoLock: AutoLockPolicy

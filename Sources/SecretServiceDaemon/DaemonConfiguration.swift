@@ -20,15 +20,25 @@ public struct DaemonConfiguration: Sendable {
     public var dataDirectory: String?
     /// The login password given at start (`--unlock`): unlocks the `login` collection, creating it on first start.
     public var loginPassword: SecretBytes?
+    /// Where the login channel's socket goes (`$XDG_RUNTIME_DIR/coffer`); `nil` runs without it. The PAM module
+    /// hands the login password over it (docs/PAM.md).
+    public var loginChannelDirectory: String?
+    /// Where systemd put the unit's credentials (`$CREDENTIALS_DIRECTORY`): `coffer-<collection>` there unlocks that
+    /// collection at start through its systemd-credential key slot.
+    public var credentialsDirectory: String?
     /// Argon2id cost for new passwords.
     public var keyDerivation: Argon2idParameters
     /// Which collections lock themselves after idle or unlocked time; off unless the configuration file says so.
     public var autoLock: AutoLockPolicy
+    /// The logind session whose screen lock locks collections (`XDG_SESSION_ID`); `nil` asks logind.
+    public var loginSessionID: String?
 
     public init(busAddress: String? = nil, replace: Bool = false, allowReplacement: Bool = false,
                 prompter: any Prompter = FixedPrompter.autoAccept,
                 clientLimits: ClientLimits = .default, dataDirectory: String? = nil, loginPassword: SecretBytes? = nil,
-                keyDerivation: Argon2idParameters = .default, autoLock: AutoLockPolicy = .off) {
+                loginChannelDirectory: String? = nil, credentialsDirectory: String? = nil,
+                keyDerivation: Argon2idParameters = .default, autoLock: AutoLockPolicy = .off,
+                loginSessionID: String? = nil) {
         self.busAddress = busAddress
         self.replace = replace
         self.allowReplacement = allowReplacement
@@ -36,8 +46,11 @@ public struct DaemonConfiguration: Sendable {
         self.clientLimits = clientLimits
         self.dataDirectory = dataDirectory
         self.loginPassword = loginPassword
+        self.loginChannelDirectory = loginChannelDirectory
+        self.credentialsDirectory = credentialsDirectory
         self.keyDerivation = keyDerivation
         self.autoLock = autoLock
+        self.loginSessionID = loginSessionID
     }
 }
 
@@ -49,6 +62,9 @@ public enum DaemonError: Error, CustomStringConvertible, Equatable {
     case noBus(String)
     /// Another process holds the data directory (the message names it and the holder's pid).
     case dataDirectoryInUse(String)
+    /// The data directory cannot be created or opened (a read-only home, wrong owner or permissions); the message
+    /// names the path and the system's reason.
+    case dataDirectoryUnusable(String)
 
     public var description: String {
         switch self {
@@ -57,6 +73,7 @@ public enum DaemonError: Error, CustomStringConvertible, Equatable {
                 + "with --replace if it allows replacement"
         case .noBus(let detail): "cannot connect to the bus: \(detail)"
         case .dataDirectoryInUse(let detail): detail
+        case .dataDirectoryUnusable(let detail): "cannot use the data directory: \(detail)"
         }
     }
 }

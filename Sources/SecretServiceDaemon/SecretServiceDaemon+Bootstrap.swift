@@ -15,11 +15,10 @@ extension SecretServiceDaemon {
         let password: SecretBytes
     }
 
-    /// Loads the collection files, sets up the in-memory `session` collection, and prepares `--unlock`: the login
-    /// password unlocks `login` while the daemon starts serving (see ``PendingUnlock``), or creates it now on first
-    /// start.
-    /// `default` points at `login` when it exists and at nothing else was chosen; without files it points at
-    /// `session`.
+    /// Loads the collection files, unlocks those whose systemd credential the unit passed, sets up the in-memory
+    /// `session` collection, and prepares `--unlock`: the login password unlocks `login` while the daemon starts
+    /// serving (see ``PendingUnlock``), or creates it now on first start. `default` points at `login` when it
+    /// exists and at nothing else was chosen; without files it points at `session`.
     /// - Returns: the unlock to run beside the name claim, if any.
     func bootstrapCollections() async throws -> PendingUnlock? {
         for problem in try await store.loadCollections() {
@@ -27,26 +26,25 @@ extension SecretServiceDaemon {
                          metadata: ["secret.collection": "\(problem.id)", "path": "\(problem.path)",
                                     "reason": "\(problem.reason)"])
         }
+        if let directory = configuration.credentialsDirectory {
+            await CredentialUnlock(directory: directory, store: store, logger: logger).run()
+        }
         let session = SecretServiceNames.sessionCollection
         _ = try await store.createCollection(label: "Session", alias: session, inMemory: true, preferredID: session)
-        let login = "login"
+        let login = LoginKeyring.collectionID
         var pending: PendingUnlock?
         if let password = configuration.loginPassword {
-            if await store.collectionIDs().contains(login) {
+            let exists = await store.collectionIDs().contains(login)
+            if exists, try await store.collectionInfo(login, countingItemTimes: false).isLocked {
                 await store.beginPendingUnlock(of: login)
                 pending = PendingUnlock(collection: login, password: password)
             } else {
                 // Nothing needs the password after this: wipe it rather than keep it readable in memory for the
                 // daemon's whole life (the configuration, and so the SecretBytes, live as long as the daemon).
                 defer { password.wipe() }
-                if await store.unavailableCollections().contains(where: { $0.id == login }) {
-                    logger.error("the login collection's file is unavailable; not creating a new one over it")
-                } else {
-                    // Created before the name is claimed: a client storing into `default` right away must find it.
-                    _ = try await store.createCollection(label: "Login", alias: "", password: password,
-                                                         preferredID: login)
-                    logger.info("created the login collection")
-                }
+                // Created (or checked, when a credential unlocked it) before the name is claimed: a client storing
+                // into `default` right away must find it.
+                _ = await LoginKeyring(store: store, logger: logger).unlockOrCreate(with: password, announcing: false)
             }
         }
         if await store.resolveAlias(SecretServiceNames.defaultAlias) == nil {
@@ -62,19 +60,13 @@ extension SecretServiceDaemon {
     /// Runs the start-up unlock announced by ``bootstrapCollections()``, then lets the calls waiting for it go on.
     func finishUnlock(_ pending: PendingUnlock) async {
         defer { pending.password.wipe() }
-        do {
-            // Item changes are not announced (10,000 items would mean 40,000 signals delaying the first answers by
-            // seconds): every call that could have shown a client this collection's items waited for this unlock.
-            // The collection's own Locked change is, for clients that read its path meanwhile.
-            if try await store.unlock(pending.collection, password: pending.password, announcing: false) {
-                await store.announceCollectionLockChange(of: pending.collection)
-                logger.info("unlocked the login collection")
-            } else {
-                logger.error("the password given with --unlock does not unlock the login collection")
-            }
-        } catch {
-            // The file failed verification; the store logged why and took it out of service. The other
-            // collections are served regardless.
+        // Item changes are not announced (10,000 items would mean 40,000 signals delaying the first answers by
+        // seconds): every call that could have shown a client this collection's items waited for this unlock.
+        // The collection's own Locked change is, for clients that read its path meanwhile.
+        if await LoginKeyring(store: store, logger: logger).unlockOrCreate(with: pending.password, announcing: false)
+            == .unlocked {
+            await store.announceCollectionLockChange(of: pending.collection)
+            logger.info("unlocked the login collection")
         }
         await store.endPendingUnlock(of: pending.collection)
         // The unlock's transient buffers (the whole file, decoded records) go back to the system.

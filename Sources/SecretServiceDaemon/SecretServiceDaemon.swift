@@ -39,18 +39,28 @@ public final class SecretServiceDaemon: Service {
         } catch let error as DirectoryInUse {
             guard configuration.replace else { throw DaemonError.dataDirectoryInUse("\(error)") }
             handover = error
+        } catch {
+            throw DaemonError.dataDirectoryUnusable("\(error)")
         }
+        // Bound before the bus, so a PAM session that starts while this daemon loads finds the socket rather than
+        // starting a second cofferd; requests wait in it until the collections are loaded. A daemon being replaced
+        // holds it until it has let go of the data directory.
+        var loginChannel = handover == nil ? openLoginChannel() : nil
         let connection = try await connect()
         // A call past the argument limit is refused before it is decoded, which costs several times a body's size.
         // The margin covers the alignment padding the router's count leaves out.
         await connection.setMaximumIncomingBodySize(configuration.clientLimits.maximumCallBytes + 64 * 1024)
+        let agentTimeout = (configuration.prompter as? PinentryPrompter)?.configuration.timeout ?? .seconds(300)
         let router = Router(store: store, prompter: configuration.prompter,
                             sender: ConnectionSender(connection: connection, logger: logger),
-                            clientLimits: configuration.clientLimits, logger: logger)
+                            clientLimits: configuration.clientLimits, promptAgentTimeout: agentTimeout, logger: logger)
         try await connection.registerObjectTree(at: SecretServiceNames.servicePath)
         try await connection.addMatch(
             "type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged'")
-        if let handover { try await takeOver(handover, on: connection) }
+        if let handover {
+            try await takeOver(handover, on: connection)
+            loginChannel = openLoginChannel()
+        }
         let pendingUnlock = try await bootstrapCollections()
         Self.returnFreedMemory()
         // The key derivation starts now, beside the name claim and the first calls, rather than after them.
@@ -81,11 +91,20 @@ public final class SecretServiceDaemon: Service {
                                             logger: logger)
                 background.addTask { await autoLocker.run() }
             }
+            if let channel = loginChannel {
+                background.addTask { await self.serveLoginChannel(channel) }
+            }
+            if configuration.autoLock.locksOnSessionEvents {
+                let watcher = SessionLockWatcher(store: store, policy: configuration.autoLock,
+                                                 sessionID: configuration.loginSessionID, logger: logger)
+                background.addTask { await watcher.run() }
+            }
             await self.serve(router: router, connection: connection)
             await connection.close()
             background.cancelAll()
         }
         }
+        await loginChannel?.close()
         // Release the data directory now: a successor (--replace, or a restart in the same process) may be waiting.
         await store.close()
         logger.info("stopped")
@@ -222,6 +241,10 @@ struct ConnectionSender: MessageSender {
         } catch {
             logger.warning("could not send a message", metadata: ["error": "\(error)"])
         }
+    }
+
+    func call(_ message: Message, timeout: Duration) async throws -> Message {
+        try await connection.call(message, timeout: timeout)
     }
 
     func isOnBus(_ name: BusName) async -> Bool {

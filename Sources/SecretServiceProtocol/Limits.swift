@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The size limits the provider enforces, so hostile or buggy clients get an error instead of exhausting memory.
 
-/// Limits on what one item, one collection and the whole store may hold. Documented in the README; exceeding one
-/// yields `LimitsExceeded`.
+/// Limits on what one item, one collection and the whole store may hold (documented in docs/DAEMON.md, "Limits").
+/// Exceeding one yields `LimitsExceeded`.
 public struct ItemLimits: Sendable, Hashable {
     /// Largest secret value, in bytes (plaintext).
     public var maximumSecretBytes: Int

@@ -15,6 +15,10 @@ public enum SecretServiceNames {
     public static let promptInterface: InterfaceName = "org.freedesktop.Secret.Prompt"
     /// gnome-keyring's private interface for master-password handling, used by Seahorse and scripts.
     public static let gnomeInternalInterface: InterfaceName = "org.gnome.keyring.InternalUnsupportedGuiltRiddenInterface"
+    /// Coffer's own interface for a collection's key slots (passwords, systemd credential, recovery key).
+    public static let keySlotsInterface: InterfaceName = "io.coffer.KeySlots"
+    /// Coffer's own interface on the service object (`dbus/io.coffer.Daemon.xml`).
+    public static let cofferInterface: InterfaceName = "io.coffer.Daemon"
 
     public static let propertiesInterface: InterfaceName = "org.freedesktop.DBus.Properties"
     public static let introspectableInterface: InterfaceName = "org.freedesktop.DBus.Introspectable"
@@ -32,6 +36,10 @@ public enum SecretServiceNames {
     public static let defaultAlias = "default"
     /// The in-memory collection that lives as long as the daemon.
     public static let sessionCollection = "session"
+
+    /// The systemd credential that unlocks `collection` at start (`$CREDENTIALS_DIRECTORY/coffer-<collection>`);
+    /// `coffer key-slots add COLLECTION systemd-credential` seals it under this name.
+    public static func credentialName(of collection: String) -> String { "coffer-" + collection }
 }
 
 /// Fully qualified property keys accepted by `CreateCollection` and `CreateItem`.

@@ -25,7 +25,8 @@ struct CollectionFile {
     let path: String
     var header: FileHeader
     let indexKey: SecretBytes
-    var keyWrap: KeyWrap
+    /// The wraps of the master key, by slot number; never empty.
+    var slots: [KeySlot]
     /// Open while unlocked; appends go through it.
     var writer: JournalWriter?
     /// Records in the file, to decide when compaction pays.

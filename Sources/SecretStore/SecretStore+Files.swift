@@ -20,6 +20,12 @@ extension SecretStore {
 
     func path(of id: String) -> String? { directory.map { $0 + "/" + id + Self.fileSuffix } }
 
+    /// Whether `directory` holds a file for collection `id`, before any store opens it (cofferd asks to confirm a
+    /// password only when it will create the collection).
+    public static func hasCollectionFile(_ id: String, in directory: String) -> Bool {
+        POSIXFile.exists(directory + "/" + id + fileSuffix)
+    }
+
     /// Reads every collection file in the data directory, locked. Files that fail structural checks are left
     /// untouched and reported; the rest become available collections.
     /// - Returns: the files that could not be opened.
@@ -105,14 +111,15 @@ extension SecretStore {
     func loadLocked(_ parsed: ParsedFile, path: String, expectedID: String) throws -> CollectionState {
         guard parsed.header.id == expectedID else { throw FormatError("the file belongs to collection \(parsed.header.id)") }
         try checkGeneration(parsed, id: expectedID)
-        var wrap: KeyWrap?
+        var slots: [UInt32: KeySlot] = [:]
         var label = expectedID
         var modified = parsed.header.created
         var items: [String: StoredItem] = [:]
         items.reserveCapacity(parsed.frames.count)
         for frame in parsed.frames {
             switch frame.record {
-            case .keyWrap(let newWrap): wrap = newWrap
+            case .keyWrap(let newWrap): slots[0] = KeySlot(legacy: newWrap)
+            case .keySlot(let slot): slots[slot.id] = slot
             case .collection(let newLabel, let when):
                 label = newLabel
                 modified = max(modified, when)
@@ -123,14 +130,8 @@ extension SecretStore {
             case .delete(let id): items[id] = nil
             }
         }
-        guard let wrap else { throw FormatError("the file holds no key") }
-        guard wrap.parameters.isWithinWrapBounds else {
-            throw FormatError("the key wrap asks for a key derivation cost outside the accepted bounds "
-                + "(\(wrap.parameters.iterations) passes, \(wrap.parameters.memoryKiB) KiB, "
-                + "\(wrap.parameters.parallelism) lanes)")
-        }
         let file = CollectionFile(path: path, header: parsed.header, indexKey: try SecretBytes(copying: parsed.header.indexKey),
-                                  keyWrap: wrap, writer: nil, recordCount: parsed.frames.count)
+                                  slots: try Self.checkedSlots(slots), writer: nil, recordCount: parsed.frames.count)
         let state = CollectionState(id: expectedID, label: label, created: parsed.header.created, modified: modified,
                                     indexKey: file.indexKey, vault: nil, file: file, image: parsed.bytes)
         state.reserveCapacity(items.count)
@@ -141,6 +142,25 @@ extension SecretStore {
         }
         state.nextSequence = lastSequence + 1
         return state
+    }
+
+    /// The slots of a file, in order, once their number and every password slot's cost are within bounds: both are
+    /// used before anything can be verified (a wrong password costs one derivation per password slot).
+    static func checkedSlots(_ slots: [UInt32: KeySlot]) throws(FormatError) -> [KeySlot] {
+        guard !slots.isEmpty else { throw FormatError("the file holds no key") }
+        let ordered = slots.values.sorted { $0.id < $1.id }
+        guard ordered.count <= KeySlot.maximumCount,
+              ordered.count(where: { $0.kind == .password }) <= KeySlot.maximumPasswordSlots
+        else { throw FormatError("the file holds more key slots than accepted") }
+        for slot in ordered where slot.kind == .password {
+            guard let parameters = slot.parameters, parameters.isWithinWrapBounds else {
+                let cost = slot.parameters.map {
+                    "\($0.iterations) passes, \($0.memoryKiB) KiB, \($0.parallelism) lanes"
+                } ?? "none"
+                throw FormatError("the key wrap asks for a key derivation cost outside the accepted bounds (\(cost))")
+            }
+        }
+        return ordered
     }
 
     func checkGeneration(_ parsed: ParsedFile, id: String) throws {

@@ -5,7 +5,7 @@ public import SecretCrypto
 public import SecretServiceProtocol
 
 extension SecretStore {
-    /// Whether `password` is the collection's current password, whatever its lock state; nothing changes.
+    /// Whether `password` opens one of the collection's password slots, whatever its lock state; nothing changes.
     ///
     /// ``unlock(_:password:)`` cannot answer this for an unlocked collection (it has nothing left to do), yet
     /// gnome-keyring's master-password calls reject a wrong password even then, and a password change confirms the
@@ -17,7 +17,7 @@ extension SecretStore {
     /// - Throws: `noSuchObject`; `invalidArgs` when the collection has no password (it lives in memory); `failed`.
     public nonisolated func checkPassword(of id: String, _ password: SecretBytes) async throws(SecretServiceError)
         -> Bool {
-        let (wrap, kek) = try await currentKeyEncryptionKey(of: id, password: password)
-        return try KeyWrapping.unwrap(wrap, kek: kek, collectionID: id) != nil
+        let keys = try await slotKeys(of: id, secret: password, passwords: true)
+        return try await openMaster(id, with: keys) != nil
     }
 }

@@ -56,10 +56,10 @@ extension SecretStore {
         let path = path(of: id)!
         do {
             let keys = try CollectionKeys(master: CollectionKeys.newMaster(), collectionID: id)
-            let wrap = try KeyWrapping.wrap(master: keys.master, kek: kek, collectionID: id, parameters: parameters,
-                                            salt: salt)
+            let slot = try KeySlotWrapping.seal(master: keys.master, kek: kek, id: 0, kind: .password,
+                                                parameters: parameters, salt: salt, collectionID: id)
             let header = FileHeader(id: id, created: now, indexKey: SecureRandom.bytes(count: FileHeader.indexKeySize))
-            let records: [FileRecord] = [.keyWrap(wrap), .collection(label: label, modified: now)]
+            let records: [FileRecord] = [slot.record, .collection(label: label, modified: now)]
             let (bytes, mac) = try Journal.encodeFile(header: header, records: records, firstSequence: 1,
                                                       key: keys.authentication)
             try lockDirectory()
@@ -71,7 +71,7 @@ extension SecretStore {
             }
             try ledger?.recordNow(id, UInt64(records.count))
             let file = CollectionFile(path: path, header: header, indexKey: try SecretBytes(copying: header.indexKey),
-                                      keyWrap: wrap,
+                                      slots: [slot],
                                       writer: JournalWriter(path: path, lastMAC: mac,
                                                                 nextSequence: UInt64(records.count) + 1,
                                                                 length: bytes.count),
@@ -105,23 +105,25 @@ extension SecretStore {
     ///   unlocks before it serves anyone passes `false`, as no client can hold a proxy yet.
     public nonisolated func unlock(_ id: String, password: SecretBytes, announcing: Bool = true) async
         throws(SecretServiceError) -> Bool {
-        let (_, kek) = try await currentKeyEncryptionKey(of: id, password: password)
-        return try await finishUnlockAfterCompaction(id, kek: kek, announcing: announcing)
+        let keys = try await slotKeys(of: id, secret: password, passwords: true)
+        return try await finishUnlockAfterCompaction(id, with: keys, announcing: announcing)
     }
 
-    /// The collection's current key wrap and the key-encryption key `password` gives for it. The Argon2id work runs
-    /// here, outside the actor, so other calls keep being served meanwhile.
-    nonisolated func currentKeyEncryptionKey(of id: String, password: SecretBytes) async throws(SecretServiceError)
-        -> (KeyWrap, SecretBytes) {
-        let wrap = try await keyWrap(of: id)
-        return try await offTheCallersExecutor { () throws(SecretServiceError) in
+    /// The key-encryption keys `secret` gives for each of the collection's password slots (`passwords`, Argon2id,
+    /// run here outside the actor so other calls keep being served), or for each of its other slots (HKDF; a
+    /// secret too short to be such a key gives none). Each comes with the slot it was made for.
+    nonisolated func slotKeys(of id: String, secret: SecretBytes, passwords: Bool) async throws(SecretServiceError)
+        -> [SlotKey] {
+        let slots = try await keySlotRecords(of: id).filter { ($0.kind == .password) == passwords }
+        if !passwords && secret.count < KeySlotWrapping.minimumKeyBytes { return [] }
+        let derive = { () throws(SecretServiceError) -> [SlotKey] in
             do {
-                return (wrap, try KeyWrapping.keyEncryptionKey(password: password, salt: wrap.salt,
-                                                               parameters: wrap.parameters))
+                return try slots.map { SlotKey(slot: $0, kek: try KeySlotWrapping.keyEncryptionKey(for: $0, secret: secret)) }
             } catch {
                 throw .failed("the password could not be processed")
             }
         }
+        return passwords ? try await offTheCallersExecutor(derive) : try derive()
     }
 
     /// Runs Argon2id work (slow by design) on the global concurrent executor, whatever executor the calling task
@@ -133,24 +135,37 @@ extension SecretStore {
         }
     }
 
-    func keyWrap(of id: String) throws(SecretServiceError) -> KeyWrap {
-        guard let wrap = try state(of: id).file?.keyWrap else { throw .invalidArgs("the collection has no password") }
-        return wrap
+    func keySlotRecords(of id: String) throws(SecretServiceError) -> [KeySlot] {
+        guard let slots = try state(of: id).file?.slots else { throw .invalidArgs("the collection has no password") }
+        return slots
     }
 
-    /// ``finishUnlock(_:kek:announcing:)`` once no compaction is replacing the file it reads.
-    func finishUnlockAfterCompaction(_ id: String, kek: SecretBytes, announcing: Bool) async
+    /// The master key one of `keys` opens, with the slot it opened. A key made for a slot that has since been
+    /// replaced (a password change meanwhile) is not tried: the slot it was made for is gone.
+    func openMaster(_ id: String, with keys: [SlotKey]) throws(SecretServiceError) -> (slot: KeySlot, master: SecretBytes)? {
+        let slots = try keySlotRecords(of: id)
+        for key in keys where slots.contains(key.slot) {
+            if let master = try KeySlotWrapping.open(key.slot, kek: key.kek, collectionID: id) {
+                return (key.slot, master)
+            }
+        }
+        return nil
+    }
+
+    /// ``finishUnlock(_:with:announcing:)`` once no compaction is replacing the file it reads.
+    func finishUnlockAfterCompaction(_ id: String, with keys: [SlotKey], announcing: Bool) async
         throws(SecretServiceError) -> Bool {
         await waitForCompaction(of: id)
-        return try finishUnlock(id, kek: kek, announcing: announcing)
+        return try finishUnlock(id, with: keys, announcing: announcing)
     }
 
-    func finishUnlock(_ id: String, kek: SecretBytes, announcing: Bool = true) throws(SecretServiceError) -> Bool {
+    func finishUnlock(_ id: String, with keys: [SlotKey], announcing: Bool = true) throws(SecretServiceError) -> Bool {
         let current = try state(of: id)
         guard let file = current.file else { return true }
         guard current.isLocked else { return true }
         guard !closed else { throw .failed("the store no longer uses its data directory") }
-        guard let master = try KeyWrapping.unwrap(file.keyWrap, kek: kek, collectionID: id) else { return false }
+        guard let (slot, master) = try openMaster(id, with: keys) else { return false }
+        hold(keys.first { $0.slot == slot }, of: id)
         do {
             let state = try verifiedState(of: id, path: file.path, master: master, locked: current)
             state.isLocked = false

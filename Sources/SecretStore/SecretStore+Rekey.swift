@@ -1,82 +1,163 @@
 // SPDX-License-Identifier: Apache-2.0
-// Changing a collection's password: a new master key, every item sealed again, the file replaced whole.
+// Changing a collection's password, and rewriting its key slots: a new master key where every slot can follow it.
 
+import Logging
 public import SecretCrypto
 public import SecretServiceProtocol
 
+/// What a password change, or the removal of a key slot, did to the master key.
+public enum KeyChangeOutcome: Sendable, Equatable {
+    /// The current password was wrong; nothing changed.
+    case refused
+    /// A new master key: every item sealed again, every slot wrapped anew. A copy of the old file opens nothing
+    /// written from now on.
+    case rekeyed
+    /// The password slot was replaced but the master key kept, because these other slots' keys were not at hand
+    /// and re-keying would have shut them out. A copy of the file taken before the change still opens, with the old
+    /// password, what is written later; removing those slots (or unlocking with them) lets the next change re-key.
+    case masterKeyKept(unchangedSlots: [KeySlotInfo])
+}
+
+/// A slot of the file about to be written: an existing slot kept as it is (`kek` is `nil`), or one to be sealed
+/// with `kek` (its number, kind, salt and cost come from `slot`).
+struct PlannedSlot {
+    var slot: KeySlot
+    var kek: SecretBytes?
+}
+
 extension SecretStore {
-    /// Changes the password of a persistent collection. The master key is replaced, not re-wrapped: a copy of the
-    /// old file, or a wrap left behind, must not let the old password read anything written after the change.
-    /// - Returns: `false` when `old` is wrong (nothing changes).
-    /// - Throws: `failed` when the new file cannot be written (the old one, and the old password, stay in force).
+    /// Changes the password of a persistent collection (the password slot `old` opens); `false` when `old` is wrong.
+    /// See ``passwordChange(of:from:to:)``.
     public nonisolated func changePassword(of id: String, from old: SecretBytes, to new: SecretBytes) async
         throws(SecretServiceError) -> Bool {
-        let (_, oldKEK) = try await currentKeyEncryptionKey(of: id, password: old)
+        try await passwordChange(of: id, from: old, to: new) != .refused
+    }
+
+    /// Changes the password slot that `old` opens to `new`. The master key is replaced, not re-wrapped, whenever every
+    /// other slot can be wrapped again (its key is at hand: a systemd credential cofferd unlocked with or added this
+    /// run): a copy of the old file, or a wrap left behind, must not let the old password read anything written
+    /// after the change. Otherwise the master key is kept rather than shut those slots out (a recovery key on paper
+    /// must keep working), and the outcome names them.
+    /// - Throws: `failed` when the new file cannot be written (the old one, and the old password, stay in force).
+    public nonisolated func passwordChange(of id: String, from old: SecretBytes, to new: SecretBytes) async
+        throws(SecretServiceError) -> KeyChangeOutcome {
+        let oldKeys = try await slotKeys(of: id, secret: old, passwords: true)
         let (newKEK, salt, parameters) = try await offTheCallersExecutor { () throws(SecretServiceError) in
             try newKeyEncryptionKey(for: new)
         }
-        return try await finishPasswordChange(id, oldKEK: oldKEK, newKEK: newKEK, salt: salt, parameters: parameters)
+        return try await finishPasswordChange(id, oldKeys: oldKeys, newKEK: newKEK, salt: salt, parameters: parameters)
     }
 
-    func finishPasswordChange(_ id: String, oldKEK: SecretBytes, newKEK: SecretBytes, salt: [UInt8],
-                              parameters: Argon2idParameters) async throws(SecretServiceError) -> Bool {
+    func finishPasswordChange(_ id: String, oldKeys: [SlotKey], newKEK: SecretBytes, salt: [UInt8],
+                              parameters: Argon2idParameters) async throws(SecretServiceError) -> KeyChangeOutcome {
         await waitForCompaction(of: id)
         let wasLocked = try state(of: id).isLocked
-        // Check the old password against the wrap itself: an unlocked collection would not ask for it otherwise.
-        guard try KeyWrapping.unwrap(try keyWrap(of: id), kek: oldKEK, collectionID: id) != nil,
-              try finishUnlock(id, kek: oldKEK)
-        else { return false }
-        try rekey(try state(of: id), kek: newKEK, salt: salt, parameters: parameters)
-        if wasLocked { try setLocked(id, true) }
-        return true
+        // Also when writing fails: a password change must not leave a locked collection open.
+        defer { if wasLocked { _ = try? setLocked(id, true) } }
+        // Check the old password against the slots themselves: an unlocked collection would not ask for it otherwise.
+        guard let (changed, _) = try openMaster(id, with: oldKeys), try finishUnlock(id, with: oldKeys) else {
+            return .refused
+        }
+        var plan = try keySlotRecords(of: id).filter { $0.id != changed.id }.map { plannedSlot($0, of: id) }
+        plan.append(PlannedSlot(slot: KeySlot(id: changed.id, kind: .password, parameters: parameters, salt: salt,
+                                              nonce: [], wrappedKey: []),
+                                kek: newKEK))
+        let outcome = try rewriteSlots(of: try state(of: id), plan)
+        if case .masterKeyKept(let slots) = outcome {
+            // Whatever asked for the change (PAM, Seahorse, the CLI) may have no way to say so; the log must.
+            logger.notice("password changed; the master key was kept for key slots whose keys cofferd does not hold",
+                          metadata: ["secret.collection": "\(id)",
+                                     "slots": "\(slots.map { "\($0.id) \($0.kind.name)" })"])
+        }
+        return outcome
     }
 
-    /// Seals every item of an unlocked collection under a fresh master key (and tags its attributes with a fresh
-    /// index key), writes the whole file anew with only the new wrap, replaces the old one atomically, and only then
-    /// switches memory over. A crash leaves the old file (old password) or the new one (new password), never
-    /// neither; sequence numbers continue, so the generation only grows.
-    func rekey(_ state: CollectionState, kek: SecretBytes, salt: [UInt8], parameters: Argon2idParameters)
+    /// `slot` as planned for a rewrite: with its key when one is held, else kept as it is.
+    func plannedSlot(_ slot: KeySlot, of id: String, authorizedBy key: SlotKey? = nil) -> PlannedSlot {
+        if let key, key.slot == slot { return PlannedSlot(slot: slot, kek: key.kek) }
+        if let held = heldSlotKeys[id]?[slot.id], held.slot == slot { return PlannedSlot(slot: slot, kek: held.kek) }
+        return PlannedSlot(slot: slot, kek: nil)
+    }
+
+    /// Remembers a systemd credential's key-encryption key (see ``heldSlotKeys``); other kinds are never kept.
+    func hold(_ key: SlotKey?, of id: String) {
+        guard let key, key.slot.kind == .systemdCredential else { return }
+        heldSlotKeys[id, default: [:]][key.slot.id] = key
+    }
+
+    /// Writes the collection's file anew holding exactly the planned slots. When every planned slot has its key the
+    /// master key is replaced too (every item sealed again); otherwise the master key stays and only the slots with
+    /// a key are sealed again. The unlocked collection must be unlocked.
+    func rewriteSlots(of state: CollectionState, _ plan: [PlannedSlot]) throws(SecretServiceError)
+        -> KeyChangeOutcome {
+        guard let current = state.keys else { throw .isLocked("the collection is locked") }
+        let rekey = plan.allSatisfy { $0.kek != nil }
+        let keys: CollectionKeys
+        var slots: [KeySlot] = []
+        do {
+            keys = rekey ? try CollectionKeys(master: CollectionKeys.newMaster(), collectionID: state.id) : current
+            for planned in plan {
+                guard let kek = planned.kek else {
+                    slots.append(planned.slot)
+                    continue
+                }
+                let slot = planned.slot
+                slots.append(try KeySlotWrapping.seal(master: keys.master, kek: kek, id: slot.id, kind: slot.kind,
+                                                      parameters: slot.parameters, salt: slot.salt,
+                                                      collectionID: state.id))
+            }
+        } catch {
+            throw .failed("the new keys could not be made: \(error)")
+        }
+        try replaceFile(of: state, keys: keys, resealing: rekey, slots: slots.sorted { $0.id < $1.id })
+        heldSlotKeys[state.id] = nil
+        for (planned, slot) in zip(plan, slots) { hold(planned.kek.map { SlotKey(slot: slot, kek: $0) }, of: state.id) }
+        return rekey ? .rekeyed : .masterKeyKept(unchangedSlots: plan.filter { $0.kek == nil }.map(\.slot.info))
+    }
+
+    /// Writes the whole file anew with `slots`, replaces the old one atomically, and only then switches memory over.
+    /// With `resealing`, `keys` are new: every item is sealed again under them and its attributes tagged with a fresh
+    /// index key. A crash leaves the old file or the new one, never neither; sequence numbers continue, so the
+    /// generation only grows.
+    func replaceFile(of state: CollectionState, keys: CollectionKeys, resealing: Bool, slots: [KeySlot])
         throws(SecretServiceError) {
         guard let file = state.file, let oldVault = state.vault, let writer = file.writer, let directory else {
             throw .isLocked("the collection is locked")
         }
         let id = state.id
-        let keys: CollectionKeys
         let vault: SecretVault
         let header: FileHeader
         let indexKey: SecretBytes
         var items: [StoredItem] = []
         let encoded: (bytes: [UInt8], mac: [UInt8])
-        let wrap: KeyWrap
         let lastSequence: UInt64
         var records: [FileRecord] = []
         do {
-            keys = try CollectionKeys(master: CollectionKeys.newMaster(), collectionID: id)
-            vault = try SecretVault(key: keys.data, collectionID: id)
-            wrap = try KeyWrapping.wrap(master: keys.master, kek: kek, collectionID: id, parameters: parameters,
-                                        salt: salt)
-            header = FileHeader(id: id, created: file.header.created,
-                                indexKey: SecureRandom.bytes(count: FileHeader.indexKeySize))
-            indexKey = try SecretBytes(copying: header.indexKey)
+            vault = resealing ? try SecretVault(key: keys.data, collectionID: id) : oldVault
+            header = resealing ? FileHeader(id: id, created: file.header.created,
+                                            indexKey: SecureRandom.bytes(count: FileHeader.indexKeySize))
+                : file.header
+            indexKey = resealing ? try SecretBytes(copying: header.indexKey) : file.indexKey
             state.foldItemTimes()
-            records = [.keyWrap(wrap), .collection(label: state.label, modified: state.modified)]
+            records = slots.map(\.record) + [.collection(label: state.label, modified: state.modified)]
             for old in state.items.values.sorted(by: { $0.sequence < $1.sequence }) {
-                let meta = try oldVault.openMeta(old.sealed.meta(in: state.image), item: old.id)
-                let tags = try AttributeTags.tags(for: meta.attributes, indexKey: indexKey)
-                let sealedMeta = try vault.sealMeta(meta, item: old.id)
-                let sealedSecret = try vault.sealSecret(try oldVault.openSecret(old.sealed.secret(in: state.image),
-                                                                                item: old.id), item: old.id)
                 var item = old
-                item.sealed = SealedItem(tags: tags, meta: sealedMeta, secret: sealedSecret)
-                records.append(.item(ItemRecord(id: item.id, sequence: item.sequence, tags: tags.map(\.bytes),
-                                                meta: sealedMeta, secret: sealedSecret)))
+                if resealing {
+                    let meta = try oldVault.openMeta(old.sealed.meta(in: state.image), item: old.id)
+                    let tags = try AttributeTags.tags(for: meta.attributes, indexKey: indexKey)
+                    let sealedMeta = try vault.sealMeta(meta, item: old.id)
+                    let sealedSecret = try vault.sealSecret(
+                        try oldVault.openSecret(old.sealed.secret(in: state.image), item: old.id), item: old.id)
+                    item.sealed = SealedItem(tags: tags, meta: sealedMeta, secret: sealedSecret)
+                }
+                records.append(.item(state.record(of: item)))
                 items.append(item)
             }
             lastSequence = writer.nextSequence + UInt64(records.count) - 1
             encoded = try Journal.encodeFile(header: header, records: records, firstSequence: writer.nextSequence,
                                              key: keys.authentication)
         } catch {
-            throw .failed("the new password could not be applied: \(error)")
+            throw .failed("the new keys could not be applied: \(error)")
         }
         var syncProblem: String?
         do {
@@ -84,15 +165,15 @@ extension SecretStore {
         } catch let error as DirectorySyncError {
             syncProblem = "\(error)"  // the new file is in place; memory must follow it
         } catch {
-            throw .failed("the new password could not be saved: \(error)")
+            throw .failed("the new keys could not be saved: \(error)")
         }
         do {
             try ledger?.recordNow(id, lastSequence)
         } catch {
-            // The keys in memory no longer open the file on disk: lock, so the next unlock (with the new password)
-            // reads and verifies what is there.
+            // The keys in memory may no longer open the file on disk: lock, so the next unlock reads and verifies
+            // what is there.
             _ = try? setLocked(id, true)
-            throw .failed("the new password is in place but its generation could not be recorded: \(error)")
+            throw .failed("the new keys are in place but their generation could not be recorded: \(error)")
         }
         // The new tags are keyed by the new index key: the old postings go before the new ones come in.
         for item in items { _ = state.remove(item.id) }
@@ -100,14 +181,13 @@ extension SecretStore {
         for item in items { state.insert(item) }
         state.vault = vault
         state.keys = keys
-        state.file = CollectionFile(path: file.path, header: header, indexKey: indexKey,
-                                    keyWrap: wrap,
+        state.file = CollectionFile(path: file.path, header: header, indexKey: indexKey, slots: slots,
                                     writer: JournalWriter(path: file.path, lastMAC: encoded.mac,
                                                           nextSequence: lastSequence + 1, length: encoded.bytes.count),
                                     recordCount: records.count)
         collections[id] = state
         if let syncProblem {
-            throw .failed("the new password is in place but may not survive a crash: \(syncProblem)")
+            throw .failed("the new keys are in place but may not survive a crash: \(syncProblem)")
         }
     }
 }

@@ -44,6 +44,21 @@ extension SecretStore {
     }
 }
 
+extension SecretStore {
+    /// Locks, in one step, every unlocked collection `selects` picks, each announced on ``events`` like any other
+    /// lock. One actor turn decides and locks, so no collection is seen half-way.
+    /// - Parameter selects: whether to lock a collection, given its identifier and whether it lives in memory.
+    /// - Returns: the collections locked, sorted.
+    public func lockCollections(where selects: (_ collection: String, _ isInMemory: Bool) -> Bool) -> [String] {
+        var locked: [String] = []
+        for id in collections.keys.sorted() {
+            guard let state = collections[id], !state.isLocked, selects(id, state.isInMemory) else { continue }
+            if (try? setLocked(id, true)) == true { locked.append(id) }
+        }
+        return locked
+    }
+}
+
 /// How long one collection may stay unlocked; `nil` means no limit.
 public struct LockTimeouts: Sendable, Hashable {
     /// Lock after this long without a use (a secret read, a write, an unlock).

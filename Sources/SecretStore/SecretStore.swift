@@ -33,6 +33,11 @@ public actor SecretStore {
     let syncer: any FileSyncing
     /// Collections with an announced unlock under way, and the calls waiting for it to end.
     var pendingUnlocks: [String: [CheckedContinuation<Void, Never>]] = [:]
+    /// Key-encryption keys of systemd-credential slots seen this run (added, or unlocked with), by collection and
+    /// slot, kept so a password change can re-wrap those slots under a new master key. Kept while the collection is
+    /// locked: the credential itself stays readable by this process for its whole life anyway (systemd keeps it in
+    /// `$CREDENTIALS_DIRECTORY`). A key counts only while its slot is unchanged (``SlotKey/slot``).
+    var heldSlotKeys: [String: [UInt32: SlotKey]] = [:]
     /// Collections whose files failed to open, with the reason; never written to.
     var unavailable: [String: String] = [:]
     /// Whether new collections can be kept in files.
@@ -137,6 +142,7 @@ public actor SecretStore {
         let state = try state(of: id)
         if let file = state.file { try removeFile(file, of: id) }
         collections[id] = nil
+        heldSlotKeys[id] = nil
         for (name, target) in aliases where target == id { aliases[name] = nil }
         eventSink.yield(.collectionDeleted(id))
         eventSink.yield(.collectionsListChanged)

@@ -15,6 +15,7 @@ struct Coffer: AsyncParsableCommand {
             CommandGroup(name: "secret-tool-compatible", subcommands: secretToolCommands),
             CommandGroup(name: "Diagnostic", subcommands: diagnosticCommands),
             CommandGroup(name: "Import and export", subcommands: transferCommands),
+            CommandGroup(name: "cofferd", subcommands: [KeySlots.self, PromptAgent.self]),
         ])
 
     /// macOS's security(1) verbs.
@@ -60,6 +61,7 @@ struct Coffer: AsyncParsableCommand {
         \(ExitStatus.helpTable)
 
         The provider is whoever owns org.freedesktop.secrets on the session bus named by \
-        DBUS_SESSION_BUS_ADDRESS; `coffer status` shows it and `coffer doctor` checks the setup.
+        DBUS_SESSION_BUS_ADDRESS; `coffer status` shows it and `coffer doctor` checks the setup. When there is \
+        no session bus, or no provider on it, every command says so in the same line and exits 53.
         """
 }

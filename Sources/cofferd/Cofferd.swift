@@ -6,6 +6,7 @@ import CHardening
 import Logging
 import SecretCrypto
 import SecretServiceDaemon
+import SecretStore
 import ServiceLifecycle
 import UnixSignals
 
@@ -24,11 +25,16 @@ struct Cofferd: AsyncParsableCommand {
             cannot be read or is malformed (one line names the file, the line and the problem); \
             \(ExitStatus.nameTaken) when another provider owns org.freedesktop.secrets; \(ExitStatus.noBus) when there \
             is no bus to connect to; \(ExitStatus.dataDirectoryInUse) when another cofferd holds the data directory \
-            (one line names the directory and that process's pid).
+            (one line names the directory and that process's pid); \(ExitStatus.dataDirectoryUnusable) when the data \
+            directory cannot be created or opened (one line names the path and the reason, such as a read-only \
+            home); \(ExitStatus.badArguments) when the command line is invalid (an unknown option or a bad value).
+
+            When systemd passes credentials ($CREDENTIALS_DIRECTORY, from LoadCredentialEncrypted= in the unit),             the credential coffer-<collection> unlocks that collection at start through its systemd-credential key             slot; `coffer key-slots` makes both.
 
             Settings such as auto-lock are read from $XDG_CONFIG_HOME/coffer/cofferd.conf (else \
-            $HOME/.config/coffer/cofferd.conf); a missing file means the defaults. The format is in README.md, \
-            "Configuration".
+            $HOME/.config/coffer/cofferd.conf); a missing file means the defaults. The format is in \
+            CONFIGURATION.md in Coffer's documentation directory (/usr/share/doc/coffer, or \
+            /usr/local/share/doc/coffer after `make install`).
             """,
         version: CofferVersion.string)
 
@@ -50,7 +56,7 @@ struct Cofferd: AsyncParsableCommand {
     @Flag(help: "Keep every collection in memory only; nothing is written to disk.")
     var memoryOnly = false
 
-    @Flag(help: "Read the login password from standard input and unlock the login collection with it, creating the collection on first start.")
+    @Flag(help: "Read the login password from standard input and unlock the login collection with it, creating the collection on first start (on a terminal the new password is asked twice). An empty password is ignored with a warning.")
     var unlock = false
 
     @Option(help: ArgumentHelp("Argon2id passes for new passwords; existing collections keep theirs.", valueName: "count"))
@@ -116,10 +122,17 @@ struct Cofferd: AsyncParsableCommand {
         }
         var loginPassword: SecretBytes?
         if unlock {
+            let creating = directory.map { !SecretStore.hasCollectionFile(LoginKeyring.collectionID, in: $0) } ?? false
             do {
-                loginPassword = try LoginPassword.readFromStandardInput()
+                loginPassword = try LoginPassword.read(creating: creating)
             } catch {
                 Self.fail("cannot read the login password: \(error)", status: ExitStatus.failure)
+            }
+            // An empty password would create a collection anyone could open; it is taken as no password at all.
+            if loginPassword?.isEmpty == true {
+                Self.warn("--unlock read an empty password; the login collection is "
+                    + (creating ? "not created" : "left locked"))
+                loginPassword = nil
             }
         }
         let daemon = SecretServiceDaemon(
@@ -129,8 +142,10 @@ struct Cofferd: AsyncParsableCommand {
                     configuration: .init(program: pinentry, timeout: .seconds(promptTimeout)),
                     logger: Logger(label: "cofferd.pinentry")),
                 dataDirectory: directory, loginPassword: loginPassword,
+                loginChannelDirectory: Self.loginChannelDirectory(),
+                credentialsDirectory: Self.credentialsDirectory,
                 keyDerivation: Argon2idParameters(iterations: kdfIterations, memoryKiB: kdfMemory, parallelism: 1),
-                autoLock: settings.autoLock),
+                autoLock: settings.autoLock, loginSessionID: Environment.value("XDG_SESSION_ID")),
             logger: logger)
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
@@ -144,10 +159,19 @@ struct Cofferd: AsyncParsableCommand {
             case .nameTaken: Self.fail("\(error)", status: ExitStatus.nameTaken)
             case .noBus: Self.fail("\(error)", status: ExitStatus.noBus)
             case .dataDirectoryInUse: Self.fail("\(error)", status: ExitStatus.dataDirectoryInUse)
+            case .dataDirectoryUnusable: Self.fail("\(error)", status: ExitStatus.dataDirectoryUnusable)
             }
         } catch let error as ServiceGroupError {
             Self.fail("\(error)", status: ExitStatus.failure)
         }
+    }
+
+    /// systemd's `$CREDENTIALS_DIRECTORY` for this service, when it is an absolute path.
+    static var credentialsDirectory: String? {
+        guard let path = Environment.value("CREDENTIALS_DIRECTORY"), path.hasPrefix("/") else {
+            return nil
+        }
+        return path
     }
 
     /// Reads the configuration file named with `--config`, else the standard one if it exists; exits on any problem
@@ -160,6 +184,20 @@ struct Cofferd: AsyncParsableCommand {
         } catch {
             fail("\(error)", status: ExitStatus.badConfig)
         }
+    }
+
+    /// `$XDG_RUNTIME_DIR/coffer`, where the PAM module finds cofferd (docs/PAM.md); none without a runtime directory.
+    static func loginChannelDirectory() -> String? {
+        guard let runtime = Environment.value("XDG_RUNTIME_DIR"), runtime.hasPrefix("/") else {
+            return nil
+        }
+        return runtime + "/coffer"
+    }
+
+    /// Prints one line to standard error and goes on.
+    static func warn(_ message: String) {
+        var line = "cofferd: warning: " + message + "\n"
+        line.withUTF8 { _ = write(STDERR_FILENO, $0.baseAddress, $0.count) }
     }
 
     /// Prints one line to standard error and exits with `status`.
@@ -177,6 +215,9 @@ enum ExitStatus {
     static let nameTaken: Int32 = 3
     static let noBus: Int32 = 4
     static let dataDirectoryInUse: Int32 = 5
+    static let dataDirectoryUnusable: Int32 = 6
+    /// swift-argument-parser's status for a usage error (EX_USAGE); listed here so the help can name it.
+    static let badArguments: Int32 = ExitCode.validationFailure.rawValue
 }
 
 /// Process-wide protections applied before any secret is handled.

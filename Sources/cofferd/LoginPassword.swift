@@ -8,16 +8,50 @@ import SecretCrypto
 
 enum LoginPassword {
     static let maximumBytes = 4096
+    /// How often a terminal user may mistype the confirmation of a new password.
+    static let confirmationAttempts = 3
 
-    /// Reads standard input to its end (a terminal gets a prompt and no echo) and drops one trailing newline, so
+    /// Why no password came back.
+    enum ReadError: Error, CustomStringConvertible {
+        case noSecureMemory(CryptoError)
+        case notConfirmed
+
+        var description: String {
+            switch self {
+            case .noSecureMemory(let error): "\(error)"
+            case .notConfirmed: "the two passwords typed differ"
+            }
+        }
+    }
+
+    /// Reads the login password. On a terminal a password that will create the `login` collection (`creating`) is
+    /// asked twice, since a typo would otherwise become the collection's password with nothing to compare it to.
+    /// - Throws: ``ReadError``.
+    static func read(creating: Bool) throws(ReadError) -> SecretBytes {
+        do {
+            guard creating, isatty(STDIN_FILENO) == 1 else { return try readFromStandardInput(prompt: "Login password: ") }
+            for _ in 0..<confirmationAttempts {
+                let first = try readFromStandardInput(prompt: "New login password: ")
+                let second = try readFromStandardInput(prompt: "Repeat the new login password: ")
+                defer { second.wipe() }
+                if first.constantTimeEquals(second) { return first }
+                first.wipe()
+                say("The passwords differ; try again.\n")
+            }
+        } catch {
+            throw .noSecureMemory(error)
+        }
+        throw .notConfirmed
+    }
+
+    /// Reads standard input to its end (a terminal gets `prompt` and no echo) and drops one trailing newline, so
     /// `echo password | cofferd --unlock` and typing the password both work. The bytes never leave secure memory.
     /// - Throws: ``CryptoError/secureMemoryExhausted`` when there is no secure memory for it.
-    static func readFromStandardInput() throws(CryptoError) -> SecretBytes {
+    static func readFromStandardInput(prompt: String) throws(CryptoError) -> SecretBytes {
         let terminal = isatty(STDIN_FILENO) == 1
         var saved = termios()
         if terminal {
-            let prompt = "Login password: "
-            _ = prompt.withCString { write(STDERR_FILENO, $0, strlen($0)) }
+            say(prompt)
             tcgetattr(STDIN_FILENO, &saved)
             var quiet = saved
             quiet.c_lflag &= ~tcflag_t(ECHO)
@@ -26,14 +60,14 @@ enum LoginPassword {
         defer {
             if terminal {
                 tcsetattr(STDIN_FILENO, TCSANOW, &saved)
-                _ = write(STDERR_FILENO, "\n", 1)
+                say("\n")
             }
         }
         let buffer = try SecretBytes(count: maximumBytes)
         var length = 0
         buffer.withUnsafeMutableBytes { raw in
             while length < raw.count {
-                let count = read(STDIN_FILENO, raw.baseAddress! + length, raw.count - length)
+                let count = Glibc.read(STDIN_FILENO, raw.baseAddress! + length, raw.count - length)
                 if count < 0 && errno == EINTR { continue }
                 if count <= 0 { break }
                 length += count
@@ -47,5 +81,9 @@ enum LoginPassword {
             buffer.withUnsafeBytes { out.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[0..<length])) }
         }
         return password
+    }
+
+    private static func say(_ text: String) {
+        _ = text.withCString { write(STDERR_FILENO, $0, strlen($0)) }
     }
 }

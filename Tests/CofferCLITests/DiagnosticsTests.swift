@@ -65,6 +65,17 @@ struct DiagnosticsTests {
             #expect(lookup.stderr.split(separator: "\n").count == 1)
             let doctor = try await coffer.run(["doctor"])
             #expect(doctor.status == 1 && doctor.text.contains("no provider runs and none can be activated"))
+            // With no activation file anywhere, the fixes name what works on an installed system: the package and
+            // the file it restores, beside the coffer being run (here the build directory's ../share).
+            let empty = bus.directory.appendingPathComponent("no-data-dirs")
+            try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+            let bare = try await coffer.run(["doctor"], environment: ["XDG_DATA_DIRS": empty.path])
+            #expect(bare.text.contains("no D-Bus activation file names org.freedesktop.secrets"), "\(bare.text)")
+            #expect(bare.text.contains("`sudo apt install --reinstall coffer`"), "\(bare.text)")
+            let share = try CofferCLI.executable().resolvingSymlinksInPath().deletingLastPathComponent()
+                .deletingLastPathComponent().path
+            #expect(bare.text.contains(share + "/share/dbus-1/services/org.freedesktop.secrets.service"), "\(bare.text)")
+            #expect(!bare.text.contains("run `make install`"), "\(bare.text)")
             let noBus = try await coffer.run(["list-keychains"], environment: ["DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent"])
             #expect(noBus.status == 53)
         }

@@ -59,12 +59,13 @@ struct ImportCommandTests {
                 #expect(wrong.status == 51 && wrong.stderr.hasPrefix("coffer: ") && !wrong.stderr.contains("not it"))
                 #expect(wrong.stderr.split(separator: "\n").count == 1, "\(wrong.stderr)")
 
-                // The other formats, each into its own new collection (created by the import).
+                // The other formats, each into its own new collection (created by the import, with the password on
+                // the line after the file's).
                 for (name, collection, input) in [("plain.keyring", "Plain", ""),
                                                   ("file.keyring", "From libsecret", LibsecretFileTests.password + "\n")] {
                     let path = bus.directory.appendingPathComponent(name).path
                     let run = try await CofferTool.run(["import", path, "--collection", collection, "--json"],
-                                                       input: input, on: bus)
+                                                       input: input + "new collection pw\n", on: bus)
                     #expect(run.status == 0, "\(name): \(run.stderr)")
                     #expect(try CofferTool.json(run)["imported"] as? Int == KeyringSamples.items.count, "\(name)")
                     let again = try await CofferTool.run(["import", path, "--collection", collection, "--json"],
@@ -81,7 +82,8 @@ struct ImportCommandTests {
                 let partial = bus.directory.appendingPathComponent("partial.keyring")
                 try Data("[keyring]\ndisplay-name=P\n\n[1]\ndisplay-name=no secret\n\n[2]\ndisplay-name=kept\nsecret=abc\n"
                     .utf8).write(to: partial)
-                let skipping = try await CofferTool.run(["import", partial.path, "--collection", "Partial"], on: bus)
+                let skipping = try await CofferTool.run(["import", partial.path, "--collection", "Partial"],
+                                                        input: "partial pw\n", on: bus)
                 #expect(skipping.status == 0, "\(skipping.stderr)")
                 #expect(skipping.stderr == "coffer: warning: skipped 'no secret': the file stores no secret for it\n")
                 #expect(skipping.text.hasSuffix("(0 already present, 1 skipped)\n") && skipping.text.hasPrefix("imported 1 item "))
@@ -160,7 +162,7 @@ struct ImportCommandTests {
             let wrong = try await CofferTool.run(["restore", archive], input: "wrong pass\n", on: bus)
             #expect(wrong.status == 51, "\(wrong.stderr)")
             let restore = try await CofferTool.run(["restore", archive, "--collection", "Restored", "--json"],
-                                                   input: "archive pass\n", on: bus)
+                                                   input: "archive pass\nrestored pw\n", on: bus)
             #expect(restore.status == 0, "\(restore.stderr)")
             #expect(try CofferTool.json(restore)["imported"] as? Int == KeyringSamples.items.count)
             let again = try await CofferTool.run(["restore", archive, "--collection", "Restored", "--json"],

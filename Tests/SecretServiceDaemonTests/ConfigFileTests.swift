@@ -13,7 +13,7 @@ extension Duration {
 
 @Suite("Configuration file")
 struct ConfigFileTests {
-    /// The example in README.md, "Configuration".
+    /// The example in docs/CONFIGURATION.md.
     static let documented = """
         # comments and blank lines are ignored
         [daemon]                     # settings of cofferd itself
@@ -22,6 +22,8 @@ struct ConfigFileTests {
         [defaults]
         lock-after-idle = 15m        # durations: 90s, 15m, 8h, 1d, or "off"
         lock-after = 8h
+        lock-on-sleep = no           # yes locks on suspend, through logind (docs/PROMPTS.md)
+        lock-on-screen-lock = no     # yes locks when the session's screen locks
 
         [collection login]           # per-collection overrides by collection id
         lock-after-idle = off
@@ -48,7 +50,8 @@ struct ConfigFileTests {
     func documentedFormat() throws {
         let policy = try parse(Self.documented)
         #expect(policy == AutoLockPolicy(
-            defaults: AutoLockSettings(idle: .after(.minutes(15)), unlocked: .after(.hours(8))),
+            defaults: AutoLockSettings(idle: .after(.minutes(15)), unlocked: .after(.hours(8)), onSleep: false,
+                                       onScreenLock: false),
             collections: ["login": AutoLockSettings(idle: .off), "session": AutoLockSettings(unlocked: .after(.hours(1)))]))
         #expect(policy.timeouts(for: "login", isInMemory: false) == LockTimeouts(idle: nil, unlocked: .hours(8)))
         #expect(policy.timeouts(for: "work", isInMemory: false) == LockTimeouts(idle: .minutes(15), unlocked: .hours(8)))
@@ -71,7 +74,8 @@ struct ConfigFileTests {
     @Test("unknown keys and sections are refused with their line")
     func unknownNames() {
         #expect(problem("[defaults]\n\nlock-after-idel = 15m\n")
-            == "test.conf:3: unknown key 'lock-after-idel' (expected lock-after-idle or lock-after)")
+            == "test.conf:3: unknown key 'lock-after-idel' (expected lock-after-idle or lock-after or lock-on-sleep or "
+            + "lock-on-screen-lock)")
         #expect(problem("[defualts]\n")
             == "test.conf:1: unknown section [defualts] (expected [daemon], [defaults] or [collection ID])")
         #expect(problem("[defaults]\n[collection]\n")
@@ -104,6 +108,39 @@ struct ConfigFileTests {
             == "test.conf:2: unknown key 'allow-replace' (expected allow-replacement)")
         #expect(problem("[daemon]\nallow-replacement = yes\nallow-replacement = no\n")
             == "test.conf:3: allow-replacement is already set on line 2")
+    }
+
+    @Test("lock-on-sleep and lock-on-screen-lock are yes or no per collection; unset is off; memory needs its section")
+    func sessionEventLocks() throws {
+        let policy = try parse("""
+            [defaults]
+            lock-on-sleep = yes
+            [collection login]
+            lock-on-screen-lock = yes
+            [collection work]
+            lock-on-sleep = no
+            [collection session]
+            lock-on-screen-lock = yes
+            """)
+        #expect(policy.locksOnSessionEvents)
+        #expect(policy.locks(on: .sleep, collection: "login", isInMemory: false))
+        #expect(policy.locks(on: .screenLock, collection: "login", isInMemory: false))
+        #expect(!policy.locks(on: .sleep, collection: "work", isInMemory: false))
+        #expect(!policy.locks(on: .screenLock, collection: "work", isInMemory: false))
+        #expect(policy.locks(on: .sleep, collection: "other", isInMemory: false))
+        #expect(!policy.locks(on: .screenLock, collection: "other", isInMemory: false))
+        // [defaults] does not reach an in-memory collection until its own section names it.
+        #expect(!policy.locks(on: .sleep, collection: "scratch", isInMemory: true))
+        #expect(policy.locks(on: .screenLock, collection: "session", isInMemory: true))
+        #expect(policy.locks(on: .sleep, collection: "session", isInMemory: true))
+        // Nothing set: nothing locks, and logind is not watched.
+        let defaults = try parse(Self.documented)
+        #expect(!defaults.locksOnSessionEvents)
+        #expect(!defaults.locks(on: .sleep, collection: "login", isInMemory: false))
+        #expect(problem("[defaults]\nlock-on-sleep = 1\n")
+            == "test.conf:2: lock-on-sleep: expected yes or no, not '1'")
+        #expect(problem("[daemon]\nlock-on-screen-lock = yes\n")
+            == "test.conf:2: 'lock-on-screen-lock' belongs under [defaults] or [collection ID]")
     }
 
     @Test("bad durations are refused with their line", arguments: [

@@ -61,6 +61,8 @@ struct IntrospectionTests {
     static let specFile = dbusDirectory.appendingPathComponent("org.freedesktop.Secrets.xml")
     static let gnomeKeyringFile = dbusDirectory
         .appendingPathComponent("\(SecretServiceNames.gnomeInternalInterface).xml")
+    static let keySlotsFile = dbusDirectory.appendingPathComponent("\(SecretServiceNames.keySlotsInterface).xml")
+    static let cofferFile = dbusDirectory.appendingPathComponent("\(SecretServiceNames.cofferInterface).xml")
 
     func introspect(_ h: RouterHarness, _ path: ObjectPath) async throws -> IntrospectionSummary {
         let body = try await h.ok(path, SecretServiceNames.introspectableInterface, "Introspect")
@@ -73,6 +75,12 @@ struct IntrospectionTests {
         let gnome = try IntrospectionSummary.parse(try String(contentsOf: Self.gnomeKeyringFile, encoding: .utf8))
         let gnomeName = SecretServiceNames.gnomeInternalInterface.rawValue
         #expect(Array(gnome.interfaces.keys) == [gnomeName])
+        let keySlots = try IntrospectionSummary.parse(try String(contentsOf: Self.keySlotsFile, encoding: .utf8))
+        let keySlotsName = SecretServiceNames.keySlotsInterface.rawValue
+        #expect(Array(keySlots.interfaces.keys) == [keySlotsName])
+        let coffer = try IntrospectionSummary.parse(try String(contentsOf: Self.cofferFile, encoding: .utf8))
+        let cofferName = SecretServiceNames.cofferInterface.rawValue
+        #expect(Array(coffer.interfaces.keys) == [cofferName])
         let h = try await RouterHarness()
         let session = try await h.plainSession()
         let created = try await h.ok(defaultAlias, nil, "CreateItem", [
@@ -99,8 +107,14 @@ struct IntrospectionTests {
             // gnome-keyring's private interface lives on the service object only, beside the Service interface.
             if path == service {
                 #expect(served.interfaces[gnomeName] == gnome.interfaces[gnomeName], "\(path): \(gnomeName) differs")
+                #expect(served.interfaces[keySlotsName] == keySlots.interfaces[keySlotsName],
+                        "\(path): \(keySlotsName) differs")
+                #expect(served.interfaces[cofferName] == coffer.interfaces[cofferName],
+                        "\(path): \(cofferName) differs")
             } else {
                 #expect(served.interfaces[gnomeName] == nil, "\(path) serves \(gnomeName)")
+                #expect(served.interfaces[keySlotsName] == nil, "\(path) serves \(keySlotsName)")
+                #expect(served.interfaces[cofferName] == nil, "\(path) serves \(cofferName)")
             }
             for standard in ["org.freedesktop.DBus.Properties", "org.freedesktop.DBus.Introspectable",
                              "org.freedesktop.DBus.Peer"] {

@@ -22,7 +22,7 @@ struct DepartingClientTests {
             .map(String.init)
     }
 
-    /// More rounds than the daemon-wide prompt cap (README, "Limits"), which each round used to fill by one.
+    /// More rounds than the daemon-wide prompt cap (docs/DAEMON.md, "Limits"), which each round used to fill by one.
     static let rounds = 1_100
 
     @Test("clients that send OpenSession and Unlock and leave at once leave nothing behind; others are served")

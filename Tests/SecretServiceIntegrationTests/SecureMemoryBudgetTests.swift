@@ -12,7 +12,7 @@ import Testing
 @Suite("Secure memory budget", .timeLimit(.minutes(3)))
 struct SecureMemoryBudgetTests {
     static let login: ObjectPath = "/org/freedesktop/secrets/collection/login"
-    /// Connections and DH sessions each: 2,000 in all, each connection under its own cap (README, "Limits").
+    /// Connections and DH sessions each: 2,000 in all, each connection under its own cap (docs/DAEMON.md, "Limits").
     static let connections = 8
     static let sessionsEach = 250
 

@@ -42,6 +42,9 @@ extension DaemonHarness {
              "COFFER_TEST_PINENTRY_STATE": pinentryState.path,
              "COFFER_TEST_PINENTRY_LOG": pinentryLog.path]).path
         let pinentry = scriptedPinentry()
+        // cofferd shows a pinentry only where someone could see it: a display or a terminal. The scripted one
+        // needs neither, so this names a display nothing draws on; a test of the no-display path sets it to "".
+        environment["DISPLAY"] = ":coffer-test"
         environment.merge(extraEnvironment) { $1 }
         let (logFile, logHandle, watcher) = try await prepareLaunch(on: bus, logName: logName)
 

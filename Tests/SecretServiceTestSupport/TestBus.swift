@@ -34,8 +34,10 @@ public final class TestBus: Sendable {
     /// The daemon is spawned with `posix_spawn` and an empty signal mask rather than Foundation's `Process`: a
     /// child spawned from a Swift concurrency worker thread inherits that thread's mask, in which SIGTERM is
     /// blocked, so it would ignore ``stop()``.
+    /// - Parameter otherUsers: let connections of every user in (`<allow user="*"/>`), for a test that runs a
+    ///   daemon as another user; the test still has to open the directory and the socket to that user.
     /// - Throws: ``StartError`` when the daemon is missing or exits before printing an address.
-    public init() throws {
+    public init(otherUsers: Bool = false) throws {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("coffer-bus-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(
@@ -44,7 +46,7 @@ public final class TestBus: Sendable {
         // takes its lock only in a directory closed to other users.
         chmod(directory.path, 0o700)
         let config = directory.appendingPathComponent("bus.conf")
-        try Self.configuration(directory: directory.path).write(to: config, atomically: true, encoding: .utf8)
+        try Self.configuration(directory: directory.path, otherUsers: otherUsers).write(to: config, atomically: true, encoding: .utf8)
         let log = directory.appendingPathComponent("bus.log").path
         let arguments = [Self.daemonExecutable(), "--nofork", "--nosyslog", "--print-address=1",
                          "--config-file=\(config.path)"]
@@ -177,7 +179,7 @@ public final class TestBus: Sendable {
         return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self)
     }
 
-    static func configuration(directory: String) -> String {
+    static func configuration(directory: String, otherUsers: Bool = false) -> String {
         let dir = xmlEscaped(directory)
         return """
         <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
@@ -191,7 +193,7 @@ public final class TestBus: Sendable {
           <policy context="default">
             <allow send_destination="*" eavesdrop="true"/>
             <allow eavesdrop="true"/>
-            <allow own="*"/>
+            <allow own="*"/>\(otherUsers ? "\n    <allow user=\"*\"/>" : "")
           </policy>
           <limit name="service_start_timeout">10000</limit>
           <limit name="auth_timeout">10000</limit>

@@ -17,13 +17,13 @@ struct KeyUnwrapFailureTests {
             let salt = [UInt8](repeating: 7, count: 16)
             let kek = try KeyWrapping.keyEncryptionKey(password: SecretBytes(copying: Array("right".utf8)), salt: salt,
                                                        parameters: parameters)
-            let wrap = try KeyWrapping.wrap(master: CollectionKeys.newMaster(), kek: kek, collectionID: "c",
-                                            parameters: parameters, salt: salt)
-            guard (try? KeyWrapping.unwrap(wrap, kek: kek, collectionID: "c")) != nil else { exit(1) }
+            let wrap = try KeySlotWrapping.seal(master: CollectionKeys.newMaster(), kek: kek, id: 0, kind: .password,
+                                                parameters: parameters, salt: salt, collectionID: "c")
+            guard (try? KeySlotWrapping.open(wrap, kek: kek, collectionID: "c")) != nil else { exit(1) }
             var held: [SecretBytes] = []
             while let buffer = try? SecretBytes(count: 200) { held.append(buffer) }
             do {
-                _ = try KeyWrapping.unwrap(wrap, kek: kek, collectionID: "c")
+                _ = try KeySlotWrapping.open(wrap, kek: kek, collectionID: "c")
                 exit(2)  // `nil` would say the password was wrong; a key cannot have been unwrapped.
             } catch {
                 guard case SecretServiceError.failed? = error as? SecretServiceError else { exit(4) }

@@ -20,7 +20,9 @@ struct PasswordChangeTests {
         for wrap in wraps {
             let kek = try KeyWrapping.keyEncryptionKey(password: password(text), salt: wrap.salt,
                                                        parameters: wrap.parameters)
-            if let master = try KeyWrapping.unwrap(wrap, kek: kek, collectionID: parsed.header.id) { found = master }
+            if let master = try KeySlotWrapping.open(KeySlot(legacy: wrap), kek: kek, collectionID: parsed.header.id) {
+                found = master
+            }
         }
         return found
     }

@@ -31,6 +31,11 @@ struct Arguments {
         return v
     }
 
+    func uint32(_ index: Int) throws(SecretServiceError) -> UInt32 {
+        guard let v = try value(index).uint32 else { throw .invalidArgs("argument \(index + 1) must be a uint32") }
+        return v
+    }
+
     func objectPaths(_ index: Int) throws(SecretServiceError) -> [ObjectPath] {
         guard let elements = try value(index).arrayElements else {
             throw .invalidArgs("argument \(index + 1) must be an array of paths")

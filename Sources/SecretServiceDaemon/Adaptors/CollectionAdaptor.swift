@@ -11,8 +11,13 @@ struct CollectionAdaptor {
     let context: DaemonContext
 
     func call(_ call: MethodCall) async throws(SecretServiceError) -> HandlerResult {
-        guard case .collection(let id, _) = call.node else { throw .unknownMethod("not a collection") }
         let args = Arguments(call)
+        if case .unsetDefaultAlias = call.node {
+            guard call.member == "CreateItem" else { throw .noSuchObject("no such collection") }
+            return try await createFirstItem(properties: args.properties(0), secret: args.secret(1),
+                                             replace: args.bool(2), caller: call.caller)
+        }
+        guard case .collection(let id, _) = call.node else { throw .unknownMethod("not a collection") }
         switch call.member {
         case "Delete":
             return try await delete(id, caller: call.caller)
@@ -49,6 +54,18 @@ struct CollectionAdaptor {
 
     private func createItem(in collection: String, properties: [String: DBusValue], secret: WireSecret, replace: Bool,
                             caller: BusName) async throws(SecretServiceError) -> HandlerResult {
+        let (label, attributes) = try Self.itemFields(properties)
+        let session = try await context.session(at: secret.session, caller: caller)
+        let value = try session.decode(secret)
+        let (item, _) = try await context.store.createItem(in: collection, label: label, attributes: attributes,
+                                                           secret: value, replace: replace)
+        return HandlerResult([.objectPath(Paths.item(collection, item)), .objectPath(.root)])
+    }
+
+    /// The label and attributes `CreateItem`'s property map asks for.
+    /// - Throws: `invalidArgs` for values of the wrong type.
+    static func itemFields(_ properties: [String: DBusValue]) throws(SecretServiceError)
+        -> (label: String, attributes: [String: String]) {
         var label = ""
         if let value = properties[SecretPropertyKeys.itemLabel] {
             guard let text = value.string else { throw .invalidArgs("the item label must be a string") }
@@ -66,11 +83,7 @@ struct CollectionAdaptor {
             // gnome-keyring keeps the type as the item's schema; clients read it back as `xdg:schema`.
             if attributes["xdg:schema"] == nil, !schema.isEmpty { attributes["xdg:schema"] = schema }
         }
-        let session = try await context.session(at: secret.session, caller: caller)
-        let value = try session.decode(secret)
-        let (item, _) = try await context.store.createItem(in: collection, label: label, attributes: attributes,
-                                                           secret: value, replace: replace)
-        return HandlerResult([.objectPath(Paths.item(collection, item)), .objectPath(.root)])
+        return (label, attributes)
     }
 
     // MARK: - Properties

@@ -76,8 +76,9 @@ struct GnomeKeyringAdaptor {
         return HandlerResult()
     }
 
-    /// `ChangeWithMasterPassword(o collection, (oayays) original, (oayays) master)`: re-wraps the collection key
-    /// under `master`; the collection keeps its lock state.
+    /// `ChangeWithMasterPassword(o collection, (oayays) original, (oayays) master)`: changes the password slot
+    /// `original` opens to `master` (a new master key when every other key slot can follow; see
+    /// ``SecretStore/passwordChange(of:from:to:)``); the collection keeps its lock state.
     private func changeWithMasterPassword(_ path: ObjectPath, original: WireSecret, master: WireSecret,
                                           caller: BusName) async throws(SecretServiceError) -> HandlerResult {
         let old = try await decode(original, caller: caller)

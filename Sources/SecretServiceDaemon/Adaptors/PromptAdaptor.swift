@@ -2,7 +2,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // A prompt object: showing it, dismissing it, and announcing its completion exactly once.
 
+#if canImport(Glibc)
+import Glibc
+#endif
 import DBusWire
+import Logging
 import SecretServiceProtocol
 
 /// Serves `org.freedesktop.Secret.Prompt`. `Prompt()` answers at once and runs the prompt after the reply;
@@ -16,6 +20,9 @@ struct PromptAdaptor {
             let windowID = try Arguments(call).string(0)
             guard let work = await context.clients.begin(id, caller: call.caller) else {
                 return HandlerResult()  // already showing: a second Prompt() changes nothing
+            }
+            if let reason = await context.prompter.unavailability() {
+                return await refuse(id, caller: call.caller, reason: reason)
             }
             return HandlerResult { await run(id, work: work, windowID: windowID) }
         case (.prompt(let id), "Dismiss"):
@@ -44,6 +51,17 @@ struct PromptAdaptor {
             await group.next()
             group.cancelAll()
         }
+    }
+
+    /// A prompt nobody can be asked: the `Prompt()` call fails with the reason, which libsecret and `coffer` print,
+    /// and `Completed(dismissed)` follows for clients that only wait for the signal. The error goes first: libsecret
+    /// finishes the operation with whichever arrives first and must not see both.
+    private func refuse(_ id: String, caller: BusName, reason: String) async -> HandlerResult {
+        await context.clients.recordFailedPrompt(
+            FailedPrompt(time: UInt64(max(0, time(nil))), caller: caller, reason: reason))
+        context.logger.notice("a prompt cannot be shown; it is dismissed",
+                              metadata: ["dbus.sender": "\(caller.rawValue)", "reason": "\(reason)"])
+        return HandlerResult(error: .failed(reason)) { await complete(id, result: nil) }
     }
 
     private func complete(_ id: String, result: DBusValue?) async {

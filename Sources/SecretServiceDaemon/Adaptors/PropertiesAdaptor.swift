@@ -40,6 +40,7 @@ struct PropertiesAdaptor {
         case .collection(let id, _): return try await CollectionAdaptor(context: context).properties(of: id)
         case .item(let collection, let item, _):
             return try await ItemAdaptor(context: context).properties(collection: collection, item: item)
+        case .unsetDefaultAlias: throw .noSuchObject("no such collection")
         case .session, .prompt, .finishedPrompt, .directory: return [:]
         }
     }

@@ -42,6 +42,10 @@ extension ServiceAdaptor {
     }
 
     /// `Lock(ao) → (ao locked, o prompt)`: locking needs no approval, so it happens at once and the prompt is `/`.
+    ///
+    /// The in-memory `session` collection is locked too when named, and `locked` says so truthfully; gnome-keyring
+    /// instead lists it as locked but keeps it open. Clients' "lock all" (coffer's among them) leave it out, since
+    /// only an approval prompt unlocks it again (see docs/CLI-BEHAVIOUR.md).
     func lock(_ objects: [ObjectPath]) async throws(SecretServiceError) -> HandlerResult {
         var locked: [ObjectPath] = []
         for path in objects {

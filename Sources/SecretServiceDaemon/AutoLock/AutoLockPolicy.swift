@@ -25,9 +25,17 @@ public struct AutoLockSettings: Sendable, Hashable {
     /// `lock-after`: time since the collection was unlocked.
     public var unlocked: LockTimeout?
 
-    public init(idle: LockTimeout? = nil, unlocked: LockTimeout? = nil) {
+    /// `lock-on-sleep`: lock when the machine suspends or hibernates (logind's `PrepareForSleep`).
+    public var onSleep: Bool?
+    /// `lock-on-screen-lock`: lock when the user's login session is locked (logind's `Session.Lock`).
+    public var onScreenLock: Bool?
+
+    public init(idle: LockTimeout? = nil, unlocked: LockTimeout? = nil, onSleep: Bool? = nil,
+                onScreenLock: Bool? = nil) {
         self.idle = idle
         self.unlocked = unlocked
+        self.onSleep = onSleep
+        self.onScreenLock = onScreenLock
     }
 }
 
@@ -54,6 +62,31 @@ public struct AutoLockPolicy: Sendable, Hashable {
         ([defaults] + collections.values).contains { $0.idle?.duration != nil || $0.unlocked?.duration != nil }
     }
 
+    /// Whether any collection locks on a session event; when none does, the daemon does not watch logind.
+    public var locksOnSessionEvents: Bool {
+        SessionEvent.allCases.contains { locksAnything(on: $0) }
+    }
+
+    /// Whether some collection could lock on `event`.
+    public func locksAnything(on event: SessionEvent) -> Bool {
+        ([defaults] + collections.values).contains { (event == .sleep ? $0.onSleep : $0.onScreenLock) == true }
+    }
+
+    /// Whether a collection locks when `event` happens. Unset means no, as in gnome-keyring: a collection unlocked
+    /// at login is not unlocked again by the screen unlocker, so locking it would make every resume prompt.
+    /// - Parameters:
+    ///   - event: what happened.
+    ///   - collection: its identifier.
+    ///   - isInMemory: whether it lives only in memory (then only a section naming it applies).
+    public func locks(on event: SessionEvent, collection: String, isInMemory: Bool) -> Bool {
+        let specific = collections[collection]
+        if isInMemory && specific == nil { return false }
+        switch event {
+        case .sleep: return (specific?.onSleep ?? defaults.onSleep) ?? false
+        case .screenLock: return (specific?.onScreenLock ?? defaults.onScreenLock) ?? false
+        }
+    }
+
     /// The limits that apply to one collection.
     /// - Parameters:
     ///   - collection: its identifier.
@@ -64,4 +97,12 @@ public struct AutoLockPolicy: Sendable, Hashable {
         return LockTimeouts(idle: (specific?.idle ?? defaults.idle)?.duration,
                             unlocked: (specific?.unlocked ?? defaults.unlocked)?.duration)
     }
+}
+
+/// Something in the user's login session that can lock collections.
+public enum SessionEvent: String, Sendable, Hashable, CaseIterable {
+    /// The machine is about to suspend or hibernate.
+    case sleep
+    /// The session's screen was locked.
+    case screenLock = "screen lock"
 }

@@ -19,6 +19,10 @@ actor ClientRegistry {
     private var nextSession: UInt64 = 1
     private var nextPrompt: UInt64 = 1
     private let limits: ClientLimits
+    /// The last prompt that could not be shown at all.
+    private(set) var lastFailedPrompt: FailedPrompt?
+    /// Registered `coffer prompt-agent`s, oldest first; a client has at most one.
+    var promptAgents: [PromptAgent] = []
 
     init(limits: ClientLimits) {
         self.limits = limits
@@ -129,6 +133,11 @@ actor ClientRegistry {
         return (prompt.owner, completion)
     }
 
+    /// Remembers a prompt that could not be shown, replacing the one before.
+    func recordFailedPrompt(_ failure: FailedPrompt) {
+        lastFailedPrompt = failure
+    }
+
     /// Ends every live prompt as dismissed (the daemon is shutting down); returns what to announce for each.
     func dismissAll() -> [(id: String, owner: BusName, completion: PromptCompletion)] {
         prompts.keys.sorted(by: Self.numericOrder).compactMap { id in
@@ -162,6 +171,7 @@ actor ClientRegistry {
     @discardableResult
     func clientVanished(_ name: BusName) -> [String] {
         sessions = sessions.filter { $0.value.owner != name }
+        promptAgents.removeAll { $0.owner == name }
         lastUse = lastUse.filter { sessions[$0.key] != nil }
         finished = finished.filter { $0.value != name }
         finishedOrder.removeAll { finished[$0] == nil }

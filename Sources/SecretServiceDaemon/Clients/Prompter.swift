@@ -28,6 +28,16 @@ public struct PromptRequest: Sendable, Hashable {
 public protocol Prompter: Sendable {
     /// Asks the user to approve `request`; `false` means the user dismissed it.
     func approve(_ request: PromptRequest) async -> Bool
+
+    /// Why this prompter cannot reach the user at all right now (no display and no terminal, no program to ask
+    /// with), in words a client can show; `nil` when it can try. Asked before a prompt runs, so the client gets the
+    /// reason as the error of its `Prompt()` call rather than a bare dismissal.
+    func unavailability() async -> String?
+}
+
+extension Prompter {
+    /// A prompter that needs nobody (``FixedPrompter``) is always available.
+    public func unavailability() async -> String? { nil }
 }
 
 /// A prompter that answers every prompt the same way without asking anyone: for collections that have no

@@ -12,4 +12,19 @@ public protocol MessageSender: Sendable {
     /// Whether the unique name `name` still has its connection on the bus, as the bus answers now. `true` when the
     /// bus cannot be asked: a client is forgotten only on the bus's word that it left.
     func isOnBus(_ name: BusName) async -> Bool
+
+    /// Calls a method on another connection (a prompt agent) and returns its reply.
+    /// - Throws: the error reply as `DBusError`, or the transport's error (timeout, cancellation, no bus).
+    func call(_ message: Message, timeout: Duration) async throws -> Message
+}
+
+/// Why a sender with no bus behind it cannot call anyone.
+public struct NoBusToCall: Error, CustomStringConvertible {
+    public init() {}
+    public var description: String { "this message sender has no bus to call on" }
+}
+
+extension MessageSender {
+    /// Senders that only capture messages (router tests) call nobody.
+    public func call(_ message: Message, timeout: Duration) async throws -> Message { throw NoBusToCall() }
 }

@@ -9,6 +9,9 @@ import SecretServiceProtocol
 enum Node: Sendable {
     case service
     case collection(id: String, path: ObjectPath)
+    /// `/org/freedesktop/secrets/aliases/default` before any collection exists, in a daemon that can create a
+    /// password collection: only `CreateItem` answers, with a prompt that creates `login` first.
+    case unsetDefaultAlias
     case item(collection: String, item: String, path: ObjectPath)
     case session(SecretSession)
     case prompt(id: String)
@@ -20,9 +23,12 @@ enum Node: Sendable {
     /// The interfaces the object carries, its own first.
     var interfaces: [InterfaceDescription] {
         switch self {
-        // gnome-keyring serves its private interface on the service object too; Seahorse looks for it there.
-        case .service: [SecretInterfaces.service, SecretInterfaces.gnomeKeyringInternal] + SecretInterfaces.standard
-        case .collection: [SecretInterfaces.collection] + SecretInterfaces.standard
+        // gnome-keyring serves its private interface on the service object too; Seahorse looks for it there. Coffer's
+        // own interfaces sit beside it, for the same reason: they name collections by path, as that one does.
+        case .service:
+            [SecretInterfaces.service, SecretInterfaces.gnomeKeyringInternal, SecretInterfaces.keySlots,
+             SecretInterfaces.coffer] + SecretInterfaces.standard
+        case .collection, .unsetDefaultAlias: [SecretInterfaces.collection] + SecretInterfaces.standard
         case .item: [SecretInterfaces.item] + SecretInterfaces.standard
         case .session: [SecretInterfaces.session] + SecretInterfaces.standard
         case .prompt, .finishedPrompt: [SecretInterfaces.prompt] + SecretInterfaces.standard
@@ -44,10 +50,19 @@ struct MethodCall: Sendable {
 /// (a prompt's `Prompt()` answers at once and completes later).
 struct HandlerResult: Sendable {
     var reply: [DBusValue]
+    /// Sent instead of ``reply`` when set: for a failure that still has work to do after the answer (a prompt that
+    /// cannot be shown is refused, then announced as dismissed).
+    var error: SecretServiceError?
     var afterReply: (@Sendable () async -> Void)?
 
     init(_ reply: [DBusValue] = [], afterReply: (@Sendable () async -> Void)? = nil) {
         self.reply = reply
+        self.afterReply = afterReply
+    }
+
+    init(error: SecretServiceError, afterReply: (@Sendable () async -> Void)? = nil) {
+        self.reply = []
+        self.error = error
         self.afterReply = afterReply
     }
 }

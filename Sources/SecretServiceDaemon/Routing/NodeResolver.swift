@@ -3,6 +3,7 @@
 
 import DBusWire
 import SecretServiceProtocol
+import SecretStore
 
 /// Looks a path up in the store and the client registry.
 struct NodeResolver {
@@ -23,8 +24,12 @@ struct NodeResolver {
         case .service:
             return .service
         case .collection, .alias:
-            guard let id = await context.collectionID(for: path) else { throw .noSuchObject("no such collection") }
-            return .collection(id: id, path: path)
+            if let id = await context.collectionID(for: path) { return .collection(id: id, path: path) }
+            if parsed == .alias(SecretServiceNames.defaultAlias), context.store.keepsFiles,
+               context.prompter is any PasswordPrompter {
+                return .unsetDefaultAlias
+            }
+            throw .noSuchObject("no such collection")
         case .item, .aliasItem:
             guard let (collection, item) = await context.itemAddress(for: path) else {
                 throw .noSuchObject("no such item")

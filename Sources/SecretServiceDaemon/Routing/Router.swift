@@ -19,10 +19,20 @@ public struct Router: Sendable {
     ///   - prompter: answers prompts.
     ///   - sender: where replies and signals go.
     ///   - clientLimits: per-client caps on sessions and prompts.
+    ///   - promptAgentTimeout: how long a user has to answer a prompt at a `coffer prompt-agent`.
     ///   - logger: for call diagnostics (never secrets or attribute values).
     public init(store: SecretStore, prompter: any Prompter, sender: any MessageSender,
-                clientLimits: ClientLimits = .default, logger: Logger) {
-        context = DaemonContext(store: store, clients: ClientRegistry(limits: clientLimits), unlocks: UnlockCoordinator(),
+                clientLimits: ClientLimits = .default, promptAgentTimeout: Duration = .seconds(300),
+                logger: Logger) {
+        let clients = ClientRegistry(limits: clientLimits)
+        // Password prompts fall back to a `coffer prompt-agent` where no pinentry can be seen. A prompter with no
+        // passwords to give (approving every prompt) stays as it is.
+        var prompter = prompter
+        if let primary = prompter as? any PasswordPrompter {
+            prompter = AgentPrompter(primary: primary, clients: clients, sender: sender, logger: logger,
+                                     timeout: promptAgentTimeout)
+        }
+        context = DaemonContext(store: store, clients: clients, unlocks: UnlockCoordinator(),
                                 prompter: prompter, sender: sender, logger: logger)
         maximumCallBytes = clientLimits.maximumCallBytes
     }
@@ -59,7 +69,12 @@ public struct Router: Sendable {
             await reply(to: message, with: message.makeErrorReply(DBusError(.failed, "internal error")))
             return
         }
-        await reply(to: message, with: message.makeReply(result.reply))
+        if let error = result.error {
+            callLogger(message).debug("call refused", metadata: ["reason": "\(error.dbusError.message)"])
+            await reply(to: message, with: message.makeErrorReply(error.dbusError))
+        } else {
+            await reply(to: message, with: message.makeReply(result.reply))
+        }
         await result.afterReply?()
     }
 
@@ -106,6 +121,8 @@ public struct Router: Sendable {
         case SecretServiceNames.promptInterface: return try await PromptAdaptor(context: context).call(call)
         case SecretServiceNames.gnomeInternalInterface:
             return try await GnomeKeyringAdaptor(context: context).call(call)
+        case SecretServiceNames.keySlotsInterface: return try await KeySlotsAdaptor(context: context).call(call)
+        case SecretServiceNames.cofferInterface: return try await CofferAdaptor(context: context).call(call)
         case SecretServiceNames.propertiesInterface: return try await PropertiesAdaptor(context: context).call(call)
         case SecretServiceNames.introspectableInterface:
             return try await IntrospectableAdaptor(context: context).call(call)

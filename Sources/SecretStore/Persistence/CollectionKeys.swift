@@ -24,7 +24,7 @@ struct CollectionKeys: Sendable {
     static func newMaster() throws -> SecretBytes { try SecureRandom.secretBytes(count: 32) }
 }
 
-/// Wrapping and unwrapping the master key with a password.
+/// The password side of key wrapping: Argon2id and the associated data of format 1's key wrap (slot 0).
 enum KeyWrapping {
     /// The key-encryption key for `password`: Argon2id over `0x01 ‖ password` (libgcrypt refuses an empty input).
     /// Slow by design (about 0.3 s with the default parameters); call it outside the store actor.
@@ -47,32 +47,6 @@ enum KeyWrapping {
         writer.u32(parameters.parallelism)
         writer.raw(salt)
         return writer.bytes
-    }
-
-    /// Wraps `master` under `kek`.
-    static func wrap(master: SecretBytes, kek: SecretBytes, collectionID: String, parameters: Argon2idParameters,
-                     salt: [UInt8]) throws -> KeyWrap {
-        let nonce = SecureRandom.bytes(count: FileRecord.nonceSize)
-        let sealed = try AES256GCM.seal(master, key: kek, nonce: nonce,
-                                        associatedData: associatedData(collectionID: collectionID,
-                                                                       parameters: parameters, salt: salt))
-        return KeyWrap(parameters: parameters, salt: salt, nonce: nonce, wrappedKey: sealed)
-    }
-
-    /// The master key, or `nil` when `kek` is wrong (the password was wrong).
-    /// - Throws: `failed` when the key could not be unwrapped for another reason, such as no secure memory left:
-    ///   only a tag that does not match means a wrong password.
-    static func unwrap(_ wrap: KeyWrap, kek: SecretBytes, collectionID: String) throws(SecretServiceError)
-        -> SecretBytes? {
-        do {
-            return try AES256GCM.open(wrap.wrappedKey, key: kek, nonce: wrap.nonce,
-                                      associatedData: associatedData(collectionID: collectionID,
-                                                                     parameters: wrap.parameters, salt: wrap.salt))
-        } catch let error as CryptoError where error == .authenticationFailed {
-            return nil
-        } catch {
-            throw .failed("the password could not be checked: \(error)")
-        }
     }
 }
 

@@ -34,13 +34,18 @@ public enum DataDirectoryInspection {
             guard parsed.header.id == id else {
                 return .damaged("holds collection '\(parsed.header.id)' but is named '\(name)'")
             }
-            let wraps = parsed.frames.compactMap { frame -> KeyWrap? in
-                if case .keyWrap(let wrap) = frame.record { return wrap }
-                return nil
+            var slots: [UInt32: KeySlot] = [:]
+            for frame in parsed.frames {
+                switch frame.record {
+                case .keyWrap(let wrap): slots[0] = KeySlot(legacy: wrap)
+                case .keySlot(let slot): slots[slot.id] = slot
+                default: break
+                }
             }
-            guard let wrap = wraps.last else { return .damaged("holds no key") }
-            guard wrap.parameters.isWithinWrapBounds else {
-                return .damaged("asks for a key derivation cost outside the accepted bounds")
+            do {
+                _ = try SecretStore.checkedSlots(slots)
+            } catch {
+                return .damaged("\(error.description)")
             }
             if let generation = recorded[id], parsed.lastSequence < generation {
                 return .damaged("is older (generation \(parsed.lastSequence)) than recorded in 'generations' "

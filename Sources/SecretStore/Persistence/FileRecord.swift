@@ -32,6 +32,8 @@ enum FileRecord: Sendable, Equatable {
     case collection(label: String, modified: UInt64)
     case item(ItemRecord)
     case delete(itemID: String)
+    /// A key slot other than slot 0 (which is the key wrap record).
+    case keySlot(KeySlot)
 
     static let nonceSize = 12
     static let tagSize = 16
@@ -44,6 +46,7 @@ enum FileRecord: Sendable, Equatable {
         case .collection: 2
         case .item: 3
         case .delete: 4
+        case .keySlot: 5
         }
     }
 
@@ -74,6 +77,17 @@ enum FileRecord: Sendable, Equatable {
             writer.blob(item.secret.sealed)
         case .delete(let id):
             writer.string(id)
+        case .keySlot(let slot):
+            writer.u32(slot.id)
+            writer.u8(slot.kind.rawValue)
+            if let parameters = slot.parameters {
+                writer.u32(parameters.iterations)
+                writer.u32(parameters.memoryKiB)
+                writer.u32(parameters.parallelism)
+            }
+            writer.raw(slot.salt)
+            writer.raw(slot.nonce)
+            writer.blob(slot.wrappedKey)
         }
         return writer.bytes
     }
@@ -104,10 +118,26 @@ enum FileRecord: Sendable, Equatable {
             record = .item(ItemRecord(id: id, sequence: order, tags: tags, meta: meta, secret: secret))
         case 4:
             record = .delete(itemID: try reader.string())
+        case 5:
+            record = .keySlot(try decodeKeySlot(&reader))
         default:
             throw FormatError("unknown record type \(type)")
         }
         guard reader.isAtEnd else { throw FormatError("trailing bytes in a record") }
         return (sequence, record)
+    }
+
+    private static func decodeKeySlot(_ reader: inout ByteReader) throws(FormatError) -> KeySlot {
+        let id = try reader.u32()
+        guard id != 0 else { throw FormatError("a key slot record names slot 0, which only a key wrap record may hold") }
+        let code = try reader.u8()
+        guard let kind = KeySlotKind(rawValue: code) else { throw FormatError("unknown key slot kind \(code)") }
+        var parameters: Argon2idParameters?
+        if kind == .password {
+            parameters = Argon2idParameters(iterations: try reader.u32(), memoryKiB: try reader.u32(),
+                                            parallelism: try reader.u32())
+        }
+        return KeySlot(id: id, kind: kind, parameters: parameters, salt: try reader.raw(KeySlot.saltSize),
+                       nonce: try reader.raw(nonceSize), wrappedKey: try reader.blob(maximum: 64))
     }
 }

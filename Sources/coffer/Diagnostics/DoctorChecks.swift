@@ -37,8 +37,9 @@ enum DoctorChecks {
         let files = activationFiles(in: serviceDirectories(environment: environment))
         guard let first = files.first else {
             return [.warning("activation", "no D-Bus activation file names org.freedesktop.secrets, so nothing "
-                + "starts a provider on demand", fix: "run `make install` (installs org.freedesktop.secrets.service), "
-                + "or start cofferd at login")]
+                + "starts a provider on demand", fix: "reinstall Coffer (`sudo apt install --reinstall coffer`, or "
+                + "`make install` again from its source tree) to put back "
+                + "\(installedActivationFile), or start `cofferd --foreground &` in the session")]
         }
         var findings: [DoctorFinding] = []
         if first.exec.contains("cofferd") {
@@ -53,6 +54,15 @@ enum DoctorChecks {
                 + "it is ignored while \(first.path) exists", fix: "remove it if that provider is not wanted"))
         }
         return findings
+    }
+
+    /// Where this installation keeps its activation file: the `share` directory beside the one holding `coffer`
+    /// (/usr/bin/coffer: /usr/share/dbus-1/services), where the package and `make install` put it.
+    static var installedActivationFile: String {
+        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+            ?? "/usr/bin/coffer"
+        let prefix = URL(fileURLWithPath: executable).deletingLastPathComponent().deletingLastPathComponent()
+        return prefix.appendingPathComponent("share/dbus-1/services/org.freedesktop.secrets.service").path
     }
 
     /// gnome-keyring's XDG autostart entry starts it at login, where it takes the name before activation happens.

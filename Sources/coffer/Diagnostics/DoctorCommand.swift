@@ -21,7 +21,7 @@ struct Doctor: CofferCommand {
         var loadedIDs: Set<String>?
         if let failure = probe.busFailure {
             findings.append(.error("bus", "no session bus: \(failure)", fix: "log in to a desktop session, or run "
-                + "`dbus-run-session -- $SHELL`; `make run` starts cofferd on a private bus"))
+                + "`dbus-run-session -- $SHELL`, whose bus starts cofferd on the first request"))
         } else {
             findings.append(.ok("bus", probe.busAddress ?? "session bus"))
         }
@@ -37,7 +37,8 @@ struct Doctor: CofferCommand {
             findings.append(probe.activatable
                 ? .ok("provider", "none running; the bus starts one on the first request")
                 : .error("provider", "no provider runs and none can be activated",
-                         fix: "run `make install`, or start `cofferd` in the session"))
+                         fix: "start `cofferd --foreground &` in the session, or reinstall Coffer's "
+                            + "activation file (see `activation` below)"))
         }
         if let connection {
             if probe.process?.isCofferd == true, let service = try? await SecretService.connect(using: connection) {

@@ -8,7 +8,8 @@ import SecretServiceClient
 
 struct Status: CofferCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Show the provider that owns org.freedesktop.secrets, its collections and where its files live.",
+        abstract: "Show the provider that owns org.freedesktop.secrets, its collections, where its files live, "
+            + "and the last prompt it could not show.",
         discussion: "Does not start a provider: when none runs, says whether the bus would activate one. "
             + "Exits 53 when there is no session bus or no provider running.")
 
@@ -22,12 +23,14 @@ struct Status: CofferCommand {
         var dataDirectory: String?
         var files: [String]
         var collections: [CollectionSummary]
+        /// The last prompt the provider could not show (cofferd only).
+        var lastFailedPrompt: FailedPromptReport?
     }
 
     func execute() async throws {
         let (probe, connection) = await ProviderProbe.run()
         guard let connection, probe.busFailure == nil else {
-            throw CofferError(.noProvider, "cannot reach the session bus: \(probe.busFailure ?? "unknown failure")")
+            throw CofferError.noBus(probe.busFailure ?? "unknown failure")
         }
         var report = Report(bus: probe.busAddress, owner: probe.owner, process: probe.process,
                             activatable: probe.activatable, dataDirectory: probe.process?.dataDirectory, files: [],
@@ -39,6 +42,7 @@ struct Status: CofferCommand {
             let service = try await SecretService.connect(using: connection)
             do {
                 report.collections = try await service.collectionSummaries()
+                report.lastFailedPrompt = try await service.lastFailedPrompt()
                 await service.close()
             } catch {
                 await service.close()
@@ -48,7 +52,11 @@ struct Status: CofferCommand {
             await connection.close()
         }
         if output.json { try JSONOutput.print(report) } else { printText(report) }
-        if probe.owner == nil { throw ExitCode(ExitStatus.noProvider.rawValue) }
+        if probe.owner == nil {
+            // The report went to stdout; the failure line is the one every other verb prints for it.
+            if !probe.activatable { throw CofferError.noProvider }
+            throw ExitCode(ExitStatus.noProvider.rawValue)
+        }
     }
 
     private func printText(_ report: Report) {
@@ -73,6 +81,10 @@ struct Status: CofferCommand {
             let aliases = collection.aliases.isEmpty ? "" : " [" + collection.aliases.joined(separator: ", ") + "]"
             Console.print("  \(collection.id)\(aliases): \"\(collection.label)\", \(collection.locked ? "locked" : "unlocked"), "
                 + "\(collection.items) item\(collection.items == 1 ? "" : "s")")
+        }
+        if let failure = report.lastFailedPrompt {
+            let when = Date(timeIntervalSince1970: TimeInterval(failure.time)).formatted(.iso8601)
+            Console.print("last failed prompt: \(when), asked by \(failure.caller): \(failure.reason)")
         }
     }
 }

@@ -12,7 +12,8 @@ struct DumpKeychain: CofferCommand {
         commandName: "dump-keychain", abstract: "Print every item of the keychains (default: all).",
         discussion: "-d prints the secrets too. Because that puts every secret on the screen or into a file, it "
             + "needs consent: typing 'yes' at the question on the terminal, or --yes-print-secrets for scripts. "
-            + "Locked collections are skipped unless -u is given.")
+            + "Locked collections are skipped unless -u is given (a line on stderr names each one skipped); with -u "
+            + "they are unlocked first, which may prompt.")
 
     @Flag(name: .customShort("d"), help: "Print the secrets too (asks for consent).")
     var withSecrets = false
@@ -34,8 +35,14 @@ struct DumpKeychain: CofferCommand {
             var dumped: [FoundItem] = []
             for collection in targets {
                 let properties = try await service.collectionProperties(collection)
-                let secrets = withSecrets && !properties.locked
-                    ? try await service.secrets(of: properties.items) : [:]
+                // A locked collection's items show nothing but their paths (cofferd seals labels and attributes):
+                // printing them would list empty entries, so the collection is named on stderr instead.
+                guard !properties.locked else {
+                    Console.error("skipped locked keychain '\(properties.label)' (\(collection.rawValue)); "
+                        + "-u unlocks it first")
+                    continue
+                }
+                let secrets = withSecrets ? try await service.secrets(of: properties.items) : [:]
                 for item in properties.items {
                     let found = FoundItem(path: item, properties: try await service.itemProperties(item),
                                           secret: secrets[item])

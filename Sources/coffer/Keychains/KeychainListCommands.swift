@@ -76,7 +76,8 @@ struct CreateKeychain: CofferCommand {
     static let configuration = CommandConfiguration(
         commandName: "create-keychain", abstract: "Create keychains (collections) (security(1) compatible).",
         discussion: "The password is read at a prompt that does not echo (twice), or as the first line of stdin. "
-            + "With -P the provider asks for it in its own dialogue instead.")
+            + "With -P the provider asks for it in its own dialogue instead. A name that already names a keychain "
+            + "(its label, id or an alias) is refused with status 48 before anything is created or asked.")
 
     @Flag(name: .customShort("P"), help: "Let the provider prompt for the password.")
     var providerPrompt = false
@@ -90,6 +91,7 @@ struct CreateKeychain: CofferCommand {
     func execute() async throws {
         guard !keychains.isEmpty else { throw CofferError.badArguments("name at least one keychain to create") }
         try await ProviderConnection.with { service in
+            try await service.refuseExisting(keychains)
             var created: [String] = []
             for name in keychains {
                 let label = SecretService.keychainStem(name)
@@ -129,6 +131,30 @@ struct DeleteKeychain: CofferCommand {
                 deleted.append(path.rawValue)
             }
             if output.json { try JSONOutput.print(["deleted": deleted]) }
+        }
+    }
+}
+
+extension SecretService {
+    /// Throws unless every name is new: not a label, id or alias of an existing collection, and not given twice.
+    /// Providers accept several collections with one label, but then every command that names one by label would
+    /// pick one of them at random.
+    /// - Throws: ``CofferError`` with ``ExitStatus/duplicateKeychain``.
+    func refuseExisting(_ names: [String]) async throws {
+        var seen: Set<String> = []
+        for name in names {
+            let label = Self.keychainStem(name)
+            if !seen.insert(label).inserted {
+                throw CofferError(.duplicateKeychain, "'\(label)' is named twice; each keychain needs its own name")
+            }
+            let existing: ObjectPath
+            do {
+                existing = try await resolveCollection(name)
+            } catch let error as CofferError where error.status == .noSuchKeychain {
+                continue
+            }
+            throw CofferError(.duplicateKeychain,
+                              "a keychain named '\(label)' already exists (\(existing.rawValue)); nothing was created")
         }
     }
 }

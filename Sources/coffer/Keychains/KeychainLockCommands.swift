@@ -17,13 +17,30 @@ extension SecretService {
         }
         return path
     }
+
+    /// Every collection a "lock all" locks: all but the in-memory `session` collection (found through its alias,
+    /// and by its id for providers without the alias).
+    ///
+    /// gnome-keyring never locks `session` (it answers Lock with the path but the collection stays unlocked), so
+    /// clients expect it to stay usable; cofferd does lock it when asked by name, and then only an approval prompt
+    /// unlocks it again, which a headless session cannot answer. So locking everything leaves it alone, and
+    /// `lock-keychain session` is the way to lock it deliberately.
+    func collectionsToLockAll() async throws -> [ObjectPath] {
+        let session = try? await readAlias(SecretServiceNames.sessionCollection)
+        return try await collections().filter {
+            $0 != session && CollectionReference(path: $0).id != SecretServiceNames.sessionCollection
+        }
+    }
 }
 
 struct LockKeychain: CofferCommand {
     static let configuration = CommandConfiguration(
-        commandName: "lock-keychain", abstract: "Lock a keychain (default: the default one), or all with -a.")
+        commandName: "lock-keychain", abstract: "Lock a keychain (default: the default one), or all with -a.",
+        discussion: "-a locks every keychain except the in-memory 'session' collection, which has no password and "
+            + "stays unlocked as under gnome-keyring; name it (lock-keychain session) to lock it anyway. On cofferd "
+            + "it then unlocks only through the provider's approval prompt.")
 
-    @Flag(name: .customShort("a"), help: "Lock every keychain.")
+    @Flag(name: .customShort("a"), help: "Lock every keychain but the in-memory 'session' collection.")
     var all = false
     @OptionGroup var output: OutputOptions
     @Argument(help: ArgumentHelp("The collection: alias, label, id or object path.", valueName: "keychain"))
@@ -32,7 +49,8 @@ struct LockKeychain: CofferCommand {
     func execute() async throws {
         if all, keychain != nil { throw CofferError.badArguments("give either -a or a keychain, not both") }
         try await ProviderConnection.with { service in
-            let targets = all ? try await service.collections() : [try await service.collectionOrDefault(keychain)]
+            let targets = all ? try await service.collectionsToLockAll()
+                : [try await service.collectionOrDefault(keychain)]
             let locked = try await service.lock(targets)
             if output.json { try JSONOutput.print(["locked": locked.map(\.rawValue)]) }
         }
@@ -110,13 +128,25 @@ struct SetKeychainPassword: CofferCommand {
             } else {
                 let (old, new) = try readPasswords()
                 do {
-                    try await service.changePassword(of: path, from: old, to: new)
+                    if let result = try await service.changePasswordReporting(of: path, from: old, to: new) {
+                        if !result.rekeyed { Self.warnMasterKeyKept(result.unchanged) }
+                    } else {
+                        try await service.changePassword(of: path, from: old, to: new)
+                    }
                 } catch SecretServiceError.denied, SecretServiceError.accessDenied {
                     throw CofferError(.authenticationFailed, "The user name or passphrase you entered is not correct.")
                 }
             }
             if output.json { try JSONOutput.print(["changed": path.rawValue]) }
         }
+    }
+
+    /// cofferd kept the master key so the listed key slots keep working (docs/KEY-SLOTS.md); say what that means.
+    static func warnMasterKeyKept(_ slots: [UInt32]) {
+        Console.warning("the password changed, but the master key was kept for key slot(s) "
+            + slots.map(String.init).joined(separator: ", ")
+            + " (see `coffer key-slots list`): a copy of the keychain file made before this change still opens "
+            + "with the old password")
     }
 
     private func readPasswords() throws -> (SecretBytes, SecretBytes) {

@@ -37,8 +37,9 @@ struct FoundItem {
         var label: String
         var schema: String?
         var attributes: [String: String]
-        var created: String
-        var modified: String
+        /// Absent when the provider reports 0 (cofferd while the item is locked).
+        var created: String?
+        var modified: String?
         var locked: Bool
         var secret: String?
         var secretHex: String?
@@ -50,7 +51,7 @@ struct FoundItem {
         let schema = attributes.removeValue(forKey: "xdg:schema")
         var result = JSON(
             path: path.rawValue, label: properties.label, schema: schema, attributes: attributes,
-            created: JSONOutput.date(properties.created), modified: JSONOutput.date(properties.modified),
+            created: JSONOutput.knownDate(properties.created), modified: JSONOutput.knownDate(properties.modified),
             locked: properties.locked)
         if includeSecret, let secret {
             result.contentType = secret.contentType

@@ -11,7 +11,9 @@ struct Search: CofferCommand {
     static let configuration = CommandConfiguration(
         abstract: "Show matching items with their secrets and attributes (secret-tool compatible).",
         discussion: "Without --all only the first match is shown; without --unlock locked items are shown "
-            + "without their secret. No match prints nothing and exits 0, as secret-tool does.")
+            + "without their secret, and with empty created and modified dates when the provider keeps those "
+            + "sealed while locked (cofferd does; --json then leaves the two fields out). Dates are UTC, as "
+            + "secret-tool prints them. No match prints nothing and exits 0, as secret-tool does.")
 
     @Flag(help: "Show every match.")
     var all = false
@@ -41,8 +43,8 @@ struct Search: CofferCommand {
             secret.value.withUnsafeBytes { Console.write(bytes: $0) }
             Console.write("\n")
         }
-        Console.print("created = \(Self.localTime(item.properties.created))")
-        Console.print("modified = \(Self.localTime(item.properties.modified))")
+        Console.print("created = \(Self.secretToolTime(item.properties.created))")
+        Console.print("modified = \(Self.secretToolTime(item.properties.modified))")
         var attributes = item.properties.attributes
         if let schema = attributes.removeValue(forKey: "xdg:schema") { Console.print("schema = \(schema)") }
         for (name, value) in attributes.sorted(by: { $0.key < $1.key }) {
@@ -50,9 +52,13 @@ struct Search: CofferCommand {
         }
     }
 
-    static func localTime(_ unixSeconds: UInt64) -> String {
+    /// secret-tool's date: UTC, `yyyy-MM-dd HH:mm:ss`, and empty for 0 (a provider that hides the dates of a
+    /// locked item reports 0, which is not a date).
+    static func secretToolTime(_ unixSeconds: UInt64) -> String {
+        guard unixSeconds != 0 else { return "" }
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
         formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
         return formatter.string(from: Date(timeIntervalSince1970: TimeInterval(unixSeconds)))
     }
@@ -81,7 +87,9 @@ struct Clear: CofferCommand {
 
 struct Lock: CofferCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Lock a collection, or every collection without --collection (secret-tool compatible).")
+        abstract: "Lock a collection, or every collection without --collection (secret-tool compatible).",
+        discussion: "Without --collection the in-memory 'session' collection is left unlocked, as gnome-keyring "
+            + "leaves it; --collection=session locks it (on cofferd it then unlocks only through an approval prompt).")
 
     @Option(help: "The collection: alias, label, id or object path.")
     var collection: String?
@@ -90,7 +98,7 @@ struct Lock: CofferCommand {
     func execute() async throws {
         try await ProviderConnection.with { service in
             let targets = if let collection { [try await service.resolveCollection(collection)] } else {
-                try await service.collections()
+                try await service.collectionsToLockAll()
             }
             let locked = try await service.lock(targets)
             if output.json { try JSONOutput.print(["locked": locked.map(\.rawValue)]) }

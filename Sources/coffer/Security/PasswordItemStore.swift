@@ -48,6 +48,9 @@ struct PasswordItemStore {
             }, "SecKeychainItemModifyContent")
             return
         }
+        // The Keychain library says only "not available" for a missing bus or provider; ask the client which, so this
+        // verb reports it in the same words as every other.
+        if status == errSecNotAvailable { try await ProviderConnection.requireProvider() }
         try KeychainStatusError.check(status, "SecKeychainItemCreateFromContent")
     }
 

@@ -31,6 +31,20 @@ struct CofferError: Error, CustomStringConvertible, Sendable {
     static func noSuchKeychain(_ name: String) -> CofferError {
         CofferError(.noSuchKeychain, "no keychain (collection) named '\(name)'")
     }
+
+    /// Nothing owns `org.freedesktop.secrets` and the bus cannot start a provider. Every verb reports this with
+    /// exactly this line, whichever layer noticed it (the client, the Keychain library, the status probe).
+    static let noProvider = CofferError(
+        .noProvider, "no Secret Service provider on the session bus (nothing owns org.freedesktop.secrets and none "
+            + "can be activated); start cofferd, or run `coffer doctor`")
+
+    /// The session bus cannot be reached. Every verb reports this with this line; `detail` is libdbus's reason.
+    static func noBus(_ detail: String) -> CofferError {
+        var reason = FailureReport.oneLine(detail)
+        if reason.hasSuffix(".") { reason.removeLast() }
+        return CofferError(.noProvider, "cannot connect to the session bus: \(reason); "
+            + "check DBUS_SESSION_BUS_ADDRESS, or run `coffer doctor`")
+    }
 }
 
 /// Turns any error a command throws into the status and the single line printed for it.
@@ -46,8 +60,8 @@ enum FailureReport {
         case let error as SecretServiceError:
             return describe(error)
         case let error as TransportError:
-            if error == .noSessionBus || error == .connectionFailed || error == .invalidAddress {
-                return (.noProvider, "cannot reach the session bus: \(error)")
+            if Self.busUnreachable.contains(error) {
+                return describe(CofferError.noBus(error.description))
             }
             return (.failure, "D-Bus: \(error)")
         case let error as KeychainStatusError:
@@ -69,10 +83,9 @@ enum FailureReport {
 
     private static func describe(_ error: SecretServiceClientError) -> (status: ExitStatus, message: String) {
         switch error {
-        case .noProvider: (.noProvider, error.description)
+        case .noProvider: describe(CofferError.noProvider)
         case .dismissed: (.cancelled, "the prompt was dismissed")
-        case .transport(let detail) where Self.meansNoBus(detail):
-            (.noProvider, oneLine(error.description))
+        case .transport(let detail) where Self.meansNoBus(detail): describe(CofferError.noBus(detail))
         default: (.failure, oneLine(error.description))
         }
     }
@@ -92,11 +105,14 @@ enum FailureReport {
         }
     }
 
+    /// The transport failures that mean the bus itself cannot be reached.
+    private static let busUnreachable: [TransportError] = [.noSessionBus, .connectionFailed, .invalidAddress]
+
     /// Whether a transport failure's text says the bus itself is unreachable (the client reports transport
-    /// failures as text only).
+    /// failures as text only, starting with the transport's own description; without a detail that description is
+    /// the summary and a full stop, which is dropped to match the summary with or without a detail).
     private static func meansNoBus(_ detail: String) -> Bool {
-        ["No D-Bus session bus", "Could not connect to the D-Bus bus", "The D-Bus address is invalid"]
-            .contains { detail.contains($0) }
+        busUnreachable.contains { detail.contains(String($0.description.dropLast())) }
     }
 
     /// Keeps the promise of one line: newlines inside provider messages become spaces.
@@ -124,6 +140,7 @@ struct KeychainStatusError: Error, Sendable {
         case errSecInteractionNotAllowed, errSecInteractionRequired: .locked
         case errSecAuthFailed: .authenticationFailed
         case errSecNoSuchKeychain, errSecNoDefaultKeychain: .noSuchKeychain
+        case errSecDuplicateKeychain: .duplicateKeychain
         case errSecNotAvailable, errSecServiceNotAvailable: .noProvider
         case errSecParam: .badArguments
         case errSecUnimplemented: .unsupported

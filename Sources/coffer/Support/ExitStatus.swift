@@ -21,6 +21,9 @@ enum ExitStatus: Int32, CaseIterable, Sendable {
     case notFound = 44
     /// The item already exists and `-U` (update) was not given (security: `errSecDuplicateItem`, 45).
     case duplicate = 45
+    /// A keychain (collection) with that name already exists, so `create-keychain` made none (security:
+    /// `errSecDuplicateKeychain`, 48).
+    case duplicateKeychain = 48
     /// The named keychain (collection) does not exist (security: `errSecNoSuchKeychain`, 50).
     case noSuchKeychain = 50
     /// A password was wrong or the provider refused access (security: `errSecAuthFailed`, 51).
@@ -49,6 +52,7 @@ enum ExitStatus: Int32, CaseIterable, Sendable {
         case .locked: "the collection or item is locked"
         case .notFound: "no matching item"
         case .duplicate: "the item already exists (use -U to update it)"
+        case .duplicateKeychain: "a keychain (collection) with that name already exists"
         case .noSuchKeychain: "no such keychain (collection)"
         case .authenticationFailed: "wrong password, or access denied"
         case .noProvider: "no session bus, or no Secret Service provider on it"

@@ -31,6 +31,11 @@ enum JSONOutput {
         try print(fields.merging(["status": "ok"]) { current, _ in current })
     }
 
+    /// ``date(_:)``, or `nil` for 0: the Secret Service's "unknown" (a locked item's hidden dates), not 1970.
+    static func knownDate(_ unixSeconds: UInt64) -> String? {
+        unixSeconds == 0 ? nil : date(unixSeconds)
+    }
+
     /// Formats Unix seconds as ISO 8601 (UTC), the way every date appears in coffer's JSON.
     static func date(_ unixSeconds: UInt64) -> String {
         let formatter = ISO8601DateFormatter()

@@ -21,6 +21,12 @@ enum ProviderConnection {
             throw error
         }
     }
+
+    /// Connects and closes again: throws the same "no bus" or "no provider" failure every verb reports, for callers
+    /// whose library only said "not available" (the Keychain library's `errSecNotAvailable`).
+    static func requireProvider() async throws {
+        try await with { _ in }
+    }
 }
 
 /// A collection as the commands show and find it.

@@ -69,6 +69,16 @@ enum SecretInput {
             + "(ps, /proc); leave the value out to be prompted, or pipe it on stdin")
     }
 
+    /// Reads one line: at a no-echo prompt on a terminal, else the next line of stdin, leaving the rest for later
+    /// reads (a prompt agent answers one prompt after another).
+    /// - Parameter prompt: shown on stderr.
+    /// - Returns: the line without its ending.
+    /// - Throws: ``CofferError`` with ``ExitStatus/cancelled`` at end of file, ``ExitStatus/ioError`` when reading
+    ///   failed.
+    static func readLine(prompt: String) throws -> SecretBytes {
+        try readFromTerminal(prompt: prompt)
+    }
+
     // MARK: - Terminal
 
     private static func readFromTerminal(prompt: String) throws -> SecretBytes {
@@ -119,7 +129,7 @@ enum SecretInput {
     }
 
     /// Up to `count` lines, without their `\n` or `\r\n`; a last line without a newline counts.
-    private static func lines(of secret: SecretBytes, count: Int) throws -> [SecretBytes] {
+    static func lines(of secret: SecretBytes, count: Int) throws -> [SecretBytes] {
         try secret.withUnsafeBytes { bytes throws(CryptoError) in
             var lines: [SecretBytes] = []
             var start = 0

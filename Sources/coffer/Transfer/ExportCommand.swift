@@ -22,8 +22,10 @@ struct ExportCollection: CofferCommand {
         discussion: """
             Every item of the collection (label, attributes, secret, content type, times) is sealed with \
             AES-256-GCM under a key derived from a passphrase with Argon2id; the format is described in \
-            Sources/KeyringFiles/ARCHIVE.md. The passphrase is read twice from a prompt that does not echo, or \
-            from the first line of stdin when stdin is not a terminal. `coffer restore` reads the archive back.
+            ARCHIVE.md in Coffer's documentation directory (/usr/share/doc/coffer, or /usr/local/share/doc/coffer \
+            after `make install`). The passphrase is read twice from a prompt that does not echo, or \
+            from the first line of stdin when stdin is not a terminal. `coffer restore` reads the archive back. \
+            A checksum at the end lets it tell a damaged archive (exit 65) from a wrong passphrase (exit 51).
             """)
 
     @Option(name: .long, help: "The collection to export (alias, label or id). Default: the default collection.")

@@ -17,6 +17,12 @@ struct ImportKeyring: CofferCommand {
             libsecret/oo7 file keyrings (format 1), and `coffer export` archives. The keyring's password is read \
             from a prompt that does not echo, or from the first line of stdin when stdin is not a terminal.
 
+            When the --collection named does not exist it is created with that label and a password of its own, \
+            asked like create-keychain asks it: twice at a prompt, or as the next line of stdin (the second line \
+            after the keyring's password; the first for a plaintext keyring, which has none).
+
+            A damaged `coffer export` archive exits 65; a wrong password or passphrase exits 51.
+
             Importing is idempotent: an item whose attributes, label and secret all match an item already in the \
             collection is counted as already present and not written again. An item that differs is added as a \
             new item; nothing in the collection is overwritten or removed. Items the file holds no secret for are \
@@ -34,8 +40,9 @@ struct ImportKeyring: CofferCommand {
         guard let format = KeyringFile.detectFormat(bytes) else {
             throw TransferSupport.failure(.unrecognizedFormat, file: file)
         }
+        var secrets = SecretSequence()
         let password = KeyringFile.needsPassword(format)
-            ? try SecretInput.read(prompt: "Password for \(file): ", piped: .firstLine) : nil
+            ? try secrets.read(prompt: "Password for \(file): ", purpose: "the password of \(file)") : nil
         let keyring: ImportedKeyring
         do {
             keyring = try KeyringFile.parse(bytes, password: password)
@@ -43,14 +50,14 @@ struct ImportKeyring: CofferCommand {
             throw TransferSupport.failure(error, file: file)
         }
         try await TransferRun.importItems(keyring, file: file, collection: destination.collection,
-                                          json: destination.output.json)
+                                          json: destination.output.json, secrets: &secrets)
     }
 }
 
 /// Where import and restore put items, and how they report.
 struct TransferDestination: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp(
-        "The collection to put the items in (alias, label or id); created if missing.",
+        "The collection to put the items in (alias, label or id); created if missing, with a new password.",
         discussion: "import uses the default collection without it; restore the collection named in the archive."))
     var collection: String?
 
@@ -59,9 +66,11 @@ struct TransferDestination: ParsableArguments {
 
 /// The part import and restore share: connect, pick the collection, import with a progress bar, report.
 enum TransferRun {
-    static func importItems(_ keyring: ImportedKeyring, file: String, collection: String?, json: Bool) async throws {
+    /// - Parameter secrets: where the password for a collection that must be created comes from.
+    static func importItems(_ keyring: ImportedKeyring, file: String, collection: String?, json: Bool,
+                            secrets: inout SecretSequence) async throws {
         let report = try await ProviderConnection.with { client in
-            let target = try await TransferSupport.targetCollection(collection, client: client)
+            let target = try await TransferSupport.targetCollection(collection, client: client, secrets: &secrets)
             var report = ImportReport(file: file, format: keyring.format.rawValue, collection: target.rawValue)
             var bar = ProgressBar(label: "importing", total: keyring.items.count,
                                   enabled: keyring.items.count >= 20 && Console.isTerminal(STDERR_FILENO))

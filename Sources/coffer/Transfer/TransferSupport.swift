@@ -5,6 +5,7 @@ import DBusWire
 import Foundation
 import KeyringFiles
 import SecretServiceClient
+import SecretServiceProtocol
 import SecretStore
 
 enum TransferSupport {
@@ -29,13 +30,15 @@ enum TransferSupport {
 
     /// The collection to import into: `name` (an alias, label, id or path; created with that label when nothing
     /// matches), or the default collection (created when the alias is unset). It is unlocked if needed.
-    static func targetCollection(_ name: String?, client: SecretService) async throws -> ObjectPath {
+    /// - Parameter secrets: gives the new collection's password when `name` must be created.
+    static func targetCollection(_ name: String?, client: SecretService, secrets: inout SecretSequence) async throws
+        -> ObjectPath {
         let path: ObjectPath
         if let name {
             do {
                 path = try await client.resolveCollection(name)
             } catch let error as CofferError where error.status == .noSuchKeychain {
-                path = try await client.createCollection(label: name)
+                path = try await createCollection(name, client: client, secrets: &secrets)
             }
         } else if let existing = try await client.defaultCollectionPath() {
             path = existing
@@ -46,6 +49,21 @@ enum TransferSupport {
             try await client.unlock([path])
         }
         return path
+    }
+
+    /// Creates the collection `label` the way `create-keychain` does: with a password the user gives (through the
+    /// private master-password interface, so no provider prompt is needed and it works headless), falling back to
+    /// the provider's own prompt when the provider lacks that interface.
+    private static func createCollection(_ label: String, client: SecretService, secrets: inout SecretSequence)
+        async throws -> ObjectPath {
+        let password = try secrets.readNewPassword(
+            prompt: "password for new keychain '\(label)': ", confirmation: "retype password for new keychain: ",
+            purpose: "the password of the new keychain '\(label)'")
+        do {
+            return try await client.createCollection(label: label, password: password)
+        } catch SecretServiceError.unknownMethod, SecretServiceError.notSupported {
+            return try await client.createCollection(label: label)
+        }
     }
 
     /// Maps a parser error to the CLI's failure classes.

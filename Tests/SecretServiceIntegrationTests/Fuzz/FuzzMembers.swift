@@ -32,6 +32,8 @@ enum FuzzMembers {
     static let session = "org.freedesktop.Secret.Session"
     static let prompt = "org.freedesktop.Secret.Prompt"
     static let gnome = "org.gnome.keyring.InternalUnsupportedGuiltRiddenInterface"
+    static let keySlots = "io.coffer.KeySlots"
+    static let coffer = "io.coffer.Daemon"
     static let propertiesInterface = "org.freedesktop.DBus.Properties"
     static let introspectable = "org.freedesktop.DBus.Introspectable"
     static let peer = "org.freedesktop.DBus.Peer"
@@ -52,6 +54,16 @@ enum FuzzMembers {
         FuzzMember(interface: gnome, member: "ChangeWithPrompt", input: [.objectPath], node: .service),
         FuzzMember(interface: gnome, member: "CreateWithMasterPassword", input: [properties, secret], node: .service),
         FuzzMember(interface: gnome, member: "UnlockWithMasterPassword", input: [.objectPath, secret],
+                   node: .service),
+        FuzzMember(interface: keySlots, member: "ListKeySlots", input: [.objectPath], node: .service),
+        FuzzMember(interface: keySlots, member: "AddKeySlot", input: [.objectPath, secret, .string, secret],
+                   node: .service),
+        FuzzMember(interface: keySlots, member: "RemoveKeySlot", input: [.objectPath, secret, .uint32],
+                   node: .service),
+        FuzzMember(interface: keySlots, member: "ChangePassword", input: [.objectPath, secret, secret], node: .service),
+        FuzzMember(interface: keySlots, member: "UnlockWithKeySlot", input: [.objectPath, secret], node: .service),
+        FuzzMember(interface: coffer, member: "LastFailedPrompt", input: [], node: .service),
+        FuzzMember(interface: coffer, member: "RegisterPromptAgent", input: [.objectPath, .objectPath],
                    node: .service),
         FuzzMember(interface: collection, member: "Delete", input: [], node: .collection),
         FuzzMember(interface: collection, member: "SearchItems", input: [attributes], node: .collection),

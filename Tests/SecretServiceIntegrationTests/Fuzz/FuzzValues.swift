@@ -19,6 +19,7 @@ struct FuzzValues {
         "org.freedesktop.Secret.Collection.Label", "org.freedesktop.Secret.Item.Label",
         "org.freedesktop.Secret.Item.Attributes", "org.freedesktop.Secret.Service", "org.freedesktop.Secret.Item",
         "org.freedesktop.Secret.Collection", "org.gnome.keyring.InternalUnsupportedGuiltRiddenInterface",
+        "io.coffer.KeySlots", "password", "systemd-credential", "recovery",
         "../../etc/passwd", "/org/freedesktop/secrets/session/1", "%00%ff", "ünïcödé ✓ 🔑", "a b\tc\nd",
         "xdg:schema", "text/plain", String(repeating: "x", count: 300), String(repeating: "é", count: 5000),
     ]

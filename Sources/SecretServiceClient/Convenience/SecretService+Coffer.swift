@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: Apache-2.0
+// Questions only cofferd answers (its io.coffer.Daemon interface); other providers answer none of them.
+
+public import DBusWire
+import DBusTransport
+import SecretServiceProtocol
+
+/// A prompt the provider could not show at all, as `io.coffer.Daemon.LastFailedPrompt` reports it.
+public struct FailedPromptReport: Sendable, Hashable, Encodable {
+    /// When, in seconds since the Unix epoch.
+    public var time: UInt64
+    /// The unique bus name of the client that asked.
+    public var caller: String
+    /// The reason the client was given.
+    public var reason: String
+}
+
+extension SecretService {
+    /// The last prompt the provider could not show, and why.
+    /// - Returns: the report, or `nil` when every prompt could be shown or the provider is not cofferd.
+    /// - Throws: `SecretServiceError` or `SecretServiceClientError` for a failed call or a malformed answer.
+    public func lastFailedPrompt() async throws -> FailedPromptReport? {
+        let call = Message.methodCall(destination: destination, path: SecretServiceNames.servicePath,
+                                      interface: SecretServiceNames.cofferInterface, member: "LastFailedPrompt")
+        let reply: Message
+        do {
+            reply = try await connection.call(call)
+        } catch let error as DBusError
+                    where [.unknownMethod, "org.freedesktop.DBus.Error.UnknownInterface"].contains(error.name) {
+            return nil  // another provider
+        } catch let error as DBusError {
+            throw SecretServiceError(error)
+        }
+        guard reply.signature == "a{sv}", let fields = reply.body.first?.variantDictionary else {
+            throw SecretServiceClientError.unexpectedReply("LastFailedPrompt returned '\(reply.signature)'")
+        }
+        guard !fields.isEmpty else { return nil }
+        guard let time = fields["time"]?.uint64, let caller = fields["caller"]?.string,
+              let reason = fields["reason"]?.string
+        else { throw SecretServiceClientError.unexpectedReply("LastFailedPrompt lacks time, caller or reason") }
+        return FailedPromptReport(time: time, caller: caller, reason: reason)
+    }
+}
