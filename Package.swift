@@ -117,7 +117,8 @@ let package = Package(
             dependencies: ["KeyringFiles", "SecretCrypto", "SecretServiceTestSupport", "SecretServiceClient", "DBusWire"],
             swiftSettings: strict),
         .testTarget(
-            name: "CofferCLITests", dependencies: ["SecretServiceTestSupport", "SecretServiceClient", "DBusWire"],
+            name: "CofferCLITests",
+            dependencies: ["SecretServiceTestSupport", "SecretServiceClient", "DBusWire", "DBusTransport"],
             swiftSettings: strict),
     ]
 )

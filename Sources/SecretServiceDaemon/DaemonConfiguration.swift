@@ -56,8 +56,9 @@ public struct DaemonConfiguration: Sendable {
 
 /// Why the daemon could not start or stopped early.
 public enum DaemonError: Error, CustomStringConvertible, Equatable {
-    /// Another provider owns `org.freedesktop.secrets` and was not replaced.
-    case nameTaken(owner: String?)
+    /// Another provider owns `org.freedesktop.secrets` and was not replaced; `replacing` tells whether `--replace`
+    /// was asked for (and refused by that provider).
+    case nameTaken(owner: String?, replacing: Bool)
     /// No bus to connect to.
     case noBus(String)
     /// Another process holds the data directory (the message names it and the holder's pid).
@@ -68,9 +69,15 @@ public enum DaemonError: Error, CustomStringConvertible, Equatable {
 
     public var description: String {
         switch self {
-        case .nameTaken(let owner):
+        case .nameTaken(let owner, false):
             "org.freedesktop.secrets is already owned by \(owner ?? "another process"); stop that provider, or run "
                 + "with --replace if it allows replacement"
+        case .nameTaken(let owner, true):
+            // gnome-keyring and KeePassXC never allow replacement; the way over is to stop them and keep them from
+            // starting again, which `coffer takeover` does (and imports their keyrings first).
+            "org.freedesktop.secrets is owned by \(owner ?? "another process"), which does not allow replacement; "
+                + "nothing was changed. Run `coffer takeover` to switch to cofferd (it imports that provider's "
+                + "keyrings, stops it and keeps it from starting again)"
         case .noBus(let detail): "cannot connect to the bus: \(detail)"
         case .dataDirectoryInUse(let detail): detail
         case .dataDirectoryUnusable(let detail): "cannot use the data directory: \(detail)"

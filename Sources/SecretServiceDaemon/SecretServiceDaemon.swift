@@ -31,21 +31,21 @@ public final class SecretServiceDaemon: Service {
     }
 
     public func run() async throws {
-        // Before the bus: a second daemon on this directory must not even compete for the name, unless it is here
-        // to replace the one that holds it.
-        var handover: DirectoryInUse?
-        do {
-            try await store.lockDirectory()
-        } catch let error as DirectoryInUse {
-            guard configuration.replace else { throw DaemonError.dataDirectoryInUse("\(error)") }
-            handover = error
-        } catch {
-            throw DaemonError.dataDirectoryUnusable("\(error)")
+        // Before the bus: a second daemon on this directory must not even compete for the name. With --replace
+        // the name comes first (replaceProvider), so that a refusal leaves no file behind.
+        if !configuration.replace {
+            do {
+                try await store.lockDirectory()
+            } catch let error as DirectoryInUse {
+                throw DaemonError.dataDirectoryInUse("\(error)")
+            } catch {
+                throw DaemonError.dataDirectoryUnusable("\(error)")
+            }
         }
         // Bound before the bus, so a PAM session that starts while this daemon loads finds the socket rather than
         // starting a second cofferd; requests wait in it until the collections are loaded. A daemon being replaced
         // holds it until it has let go of the data directory.
-        var loginChannel = handover == nil ? openLoginChannel() : nil
+        var loginChannel = configuration.replace ? nil : openLoginChannel()
         let connection = try await connect()
         // A call past the argument limit is refused before it is decoded, which costs several times a body's size.
         // The margin covers the alignment padding the router's count leaves out.
@@ -57,15 +57,15 @@ public final class SecretServiceDaemon: Service {
         try await connection.registerObjectTree(at: SecretServiceNames.servicePath)
         try await connection.addMatch(
             "type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged'")
-        if let handover {
-            try await takeOver(handover, on: connection)
+        if configuration.replace {
+            try await replaceProvider(on: connection)
             loginChannel = openLoginChannel()
         }
         let pendingUnlock = try await bootstrapCollections()
         Self.returnFreedMemory()
         // The key derivation starts now, beside the name claim and the first calls, rather than after them.
         let unlocking = pendingUnlock.map { pending in Task { await self.finishUnlock(pending) } }
-        if handover == nil {
+        if !configuration.replace {
             do {
                 try await claimName(on: connection)
             } catch {
@@ -172,13 +172,20 @@ public final class SecretServiceDaemon: Service {
         }
     }
 
-    /// `--replace` of a cofferd that holds this data directory: take the name, so it shuts down and lets go of the
-    /// files, then wait for them. Calls that arrive meanwhile wait in the connection until the files are loaded.
-    /// A holder that is not the provider being replaced (a cofferd on another bus) keeps its directory.
-    private func takeOver(_ handover: DirectoryInUse, on connection: Connection) async throws {
-        let owner = try? await connection.processID(of: SecretServiceNames.busName)
-        guard let holder = handover.holder, let owner, UInt32(holder) == owner else {
-            throw DaemonError.dataDirectoryInUse("\(handover)")
+    /// `--replace`: the name first, then the files. A provider that does not allow replacement (gnome-keyring)
+    /// refuses here, before any file or directory is created, so a failed `--replace` leaves nothing behind. Once
+    /// the name is ours the replaced provider shuts down; if it is a cofferd holding this data directory, wait
+    /// for it to let go. Calls that arrive meanwhile wait in the connection until the files are loaded.
+    private func replaceProvider(on connection: Connection) async throws {
+        let previousOwner = try? await connection.processID(of: SecretServiceNames.busName)
+        // A holder that is not the provider being replaced (a cofferd on another bus) keeps its directory, and
+        // the name is left alone.
+        if let directory = configuration.dataDirectory {
+            let holder = DirectoryLock.holder(of: directory)
+            if holder.held, holder.pid == nil || previousOwner == nil || UInt32(holder.pid!) != previousOwner {
+                throw DaemonError.dataDirectoryInUse("the data directory \(directory) is in use by another cofferd"
+                    + (holder.pid.map { " (pid \($0))" } ?? ""))
+            }
         }
         try await claimName(on: connection)
         let clock = ContinuousClock()
@@ -190,8 +197,10 @@ public final class SecretServiceDaemon: Service {
             } catch is DirectoryInUse where clock.now < deadline {
                 // The replaced daemon is answering its last calls and closing; nothing to wake us when it is done.
                 try await Task.sleep(for: .milliseconds(20))
-            } catch is DirectoryInUse {
-                throw DaemonError.dataDirectoryInUse("\(handover); it did not exit within \(Self.handoverTimeout)")
+            } catch let error as DirectoryInUse {
+                throw DaemonError.dataDirectoryInUse("\(error); it did not exit within \(Self.handoverTimeout)")
+            } catch {
+                throw DaemonError.dataDirectoryUnusable("\(error)")
             }
         }
     }
@@ -219,7 +228,7 @@ public final class SecretServiceDaemon: Service {
             return
         case .exists, .inQueue:
             let owner = try? await connection.nameOwner(of: SecretServiceNames.busName)
-            throw DaemonError.nameTaken(owner: owner?.rawValue)
+            throw DaemonError.nameTaken(owner: owner?.rawValue, replacing: configuration.replace)
         }
     }
 

@@ -36,7 +36,7 @@ struct Coffer: AsyncParsableCommand {
 
     /// `import`, `export` and restoring archives: added here by the commands that move collections.
     static let transferCommands: [any ParsableCommand.Type] = [
-        ImportKeyring.self, ExportCollection.self, RestoreArchive.self,
+        ImportKeyring.self, ExportCollection.self, RestoreArchive.self, Takeover.self,
     ]
 
     /// security(1) reads `-w` given as the last argument as "prompt for the password"; swift-argument-parser has

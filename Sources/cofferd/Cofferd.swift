@@ -23,7 +23,8 @@ struct Cofferd: AsyncParsableCommand {
             Exit status: 0 after a clean shutdown (SIGTERM, SIGINT, the bus closing, or, with --allow-replacement, \
             a --replace by another provider); \(ExitStatus.failure) on other failures; \(ExitStatus.badConfig) when the configuration file \
             cannot be read or is malformed (one line names the file, the line and the problem); \
-            \(ExitStatus.nameTaken) when another provider owns org.freedesktop.secrets; \(ExitStatus.noBus) when there \
+            \(ExitStatus.nameTaken) when another provider owns org.freedesktop.secrets (with --replace: when it \
+            does not allow replacement, checked before any file is created); \(ExitStatus.noBus) when there \
             is no bus to connect to; \(ExitStatus.dataDirectoryInUse) when another cofferd holds the data directory \
             (one line names the directory and that process's pid); \(ExitStatus.dataDirectoryUnusable) when the data \
             directory cannot be created or opened (one line names the path and the reason, such as a read-only \
@@ -38,7 +39,7 @@ struct Cofferd: AsyncParsableCommand {
             """,
         version: CofferVersion.string)
 
-    @Flag(help: "Take org.freedesktop.secrets over from the provider that owns it, if that provider allows replacement.")
+    @Flag(help: "Take org.freedesktop.secrets over from the provider that owns it, if that provider allows replacement (gnome-keyring and KeePassXC do not: run `coffer takeover` to switch from them).")
     var replace = false
 
     @Flag(help: "Let another provider take org.freedesktop.secrets over (its --replace). Off by default, since any program on the bus could then take the name and receive the secrets clients send; the configuration file can also turn it on.")

@@ -21,10 +21,14 @@ struct DiagnosticsTests {
             #expect((report["files"] as? [String])?.contains("login.coffer") == true)
             #expect((report["process"] as? [String: Any])?["pid"] as? Int == Int(harness.processID ?? 0))
 
-            // A healthy setup: no errors (warnings about the host's activation files may appear).
-            let (healthy, findings) = try await coffer.json(["doctor"])
+            // A healthy setup: no errors. The host's gnome-keyring (autostart, activation, units, PAM) would be
+            // competitors, so the system directories are empty stand-ins.
+            let system = bus.directory.appendingPathComponent("empty-system").path
+            try FileManager.default.createDirectory(atPath: system, withIntermediateDirectories: true)
+            let healthy = try await coffer.run(["doctor", "--json", "--system-root", system],
+                                               environment: ["XDG_CONFIG_DIRS": system, "XDG_DATA_DIRS": system])
             #expect(healthy.status == 0, "\(healthy.text)")
-            let list = try #require(findings as? [[String: Any]])
+            let list = try #require(try JSONSerialization.jsonObject(with: healthy.stdout) as? [[String: Any]])
             #expect(list.contains { $0["check"] as? String == "provider" && $0["severity"] as? String == "ok" })
             #expect(list.contains { ($0["message"] as? String)?.contains("login.coffer: header and records intact") == true })
             #expect(list.contains { ($0["message"] as? String)?.contains("is held by the provider on this bus (pid "

@@ -65,4 +65,26 @@ struct NameReplacementTests {
             await successor.close()
         }
     }
+
+    @Test("--replace against gnome-keyring (no replacement allowed) exits 3 naming `coffer takeover`, creates nothing",
+          .enabled(if: DaemonHarness.gnomeKeyringInstalled))
+    func refusedByGnomeKeyringTouchesNothing() async throws {
+        try await TestBus.withPrivateBus { bus in
+            let keyring = try await DaemonHarness.startGnomeKeyring(on: bus)
+            let env = ClientEnvironment(bus: bus)
+            let dataDirectory = bus.directory.appendingPathComponent("never-created/coffer").path
+            let refused = try await env.run(try DaemonHarness.executableURL().path,
+                                            ["--address", bus.address, "--replace", "--unlock", "--data-dir", dataDirectory],
+                                            input: Data("a login password".utf8))
+            #expect(refused.status == 3, "\(refused.stderr)")
+            let lines = refused.stderr.split(separator: "\n")
+            #expect(lines.count == 1 && lines[0].contains("coffer takeover") && lines[0].contains("nothing was changed"),
+                    "\(refused.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: bus.directory.appendingPathComponent("never-created").path))
+            let probe = try await bus.connect()
+            #expect(try await probe.nameOwner(of: Self.name) == keyring.uniqueName)
+            await probe.close()
+            await keyring.stop()
+        }
+    }
 }

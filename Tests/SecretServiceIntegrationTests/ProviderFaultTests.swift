@@ -30,6 +30,7 @@ struct ProviderFaultTests {
         let environment = [
             "HOME=\(home.path)", "XDG_DATA_HOME=\(home.path)/.local/share", "XDG_CONFIG_HOME=\(home.path)/.config",
             "XDG_RUNTIME_DIR=\(bus.directory.path)", "PINENTRY_USER_DATA=\(settings.path)",
+            "DISPLAY=\(DaemonHarness.scriptedPinentryDisplay)",
         ].map { "'\($0)'" }.joined(separator: " ")
         let pinentry = DaemonHarness.scriptedPinentry().path
         let options = " --log-level debug --pinentry \(pinentry) " + DaemonHarness.cheapKeyDerivation.joined(separator: " ")

@@ -42,9 +42,7 @@ extension DaemonHarness {
              "COFFER_TEST_PINENTRY_STATE": pinentryState.path,
              "COFFER_TEST_PINENTRY_LOG": pinentryLog.path]).path
         let pinentry = scriptedPinentry()
-        // cofferd shows a pinentry only where someone could see it: a display or a terminal. The scripted one
-        // needs neither, so this names a display nothing draws on; a test of the no-display path sets it to "".
-        environment["DISPLAY"] = ":coffer-test"
+        environment["DISPLAY"] = DaemonHarness.scriptedPinentryDisplay
         environment.merge(extraEnvironment) { $1 }
         let (logFile, logHandle, watcher) = try await prepareLaunch(on: bus, logName: logName)
 
@@ -211,6 +209,11 @@ extension DaemonHarness {
         throw StartError("cofferd is not built (run `swift build --product cofferd`); looked at: "
             + candidates.map(\.path).joined(separator: ", "))
     }
+
+    /// The `DISPLAY` a cofferd gets when its prompts go to the scripted pinentry. cofferd shows a pinentry only
+    /// where someone could see it (a display or a terminal); the scripted one needs neither, so this names a display
+    /// nothing draws on. A test of the no-display path sets `DISPLAY` to "".
+    public static let scriptedPinentryDisplay = ":coffer-test"
 
     /// `Tests/Fixtures/pinentry-script`, found from this file's path.
     public static func scriptedPinentry(filePath: String = #filePath) -> URL {

@@ -42,12 +42,9 @@ enum DoctorChecks {
                 + "\(installedActivationFile), or start `cofferd --foreground &` in the session")]
         }
         var findings: [DoctorFinding] = []
+        // A first file that starts something else is reported by the competitor checks, with its override.
         if first.exec.contains("cofferd") {
             findings.append(.ok("activation", "\(first.path) starts cofferd"))
-        } else {
-            findings.append(.warning("activation", "\(first.path) starts '\(first.exec)', not cofferd",
-                fix: "put cofferd's org.freedesktop.secrets.service into "
-                    + "\(serviceDirectories(environment: environment)[0]) (searched first)"))
         }
         for other in files.dropFirst() {
             findings.append(.warning("activation", "\(other.path) also claims org.freedesktop.secrets ('\(other.exec)'); "
@@ -63,20 +60,6 @@ enum DoctorChecks {
             ?? "/usr/bin/coffer"
         let prefix = URL(fileURLWithPath: executable).deletingLastPathComponent().deletingLastPathComponent()
         return prefix.appendingPathComponent("share/dbus-1/services/org.freedesktop.secrets.service").path
-    }
-
-    /// gnome-keyring's XDG autostart entry starts it at login, where it takes the name before activation happens.
-    static func autostart(environment: [String: String]) -> [DoctorFinding] {
-        let path = "/etc/xdg/autostart/gnome-keyring-secrets.desktop"
-        guard FileManager.default.fileExists(atPath: path) else { return [] }
-        let home = environment["HOME"] ?? NSHomeDirectory()
-        let configHome = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? home + "/.config"
-        let override = configHome + "/autostart/gnome-keyring-secrets.desktop"
-        if let text = try? String(contentsOfFile: override, encoding: .utf8), text.contains("Hidden=true") {
-            return [.ok("autostart", "gnome-keyring's secrets autostart is disabled by \(override)")]
-        }
-        return [.warning("autostart", "\(path) starts gnome-keyring's Secret Service at desktop login",
-            fix: "printf '[Desktop Entry]\\nHidden=true\\n' > \(override)")]
     }
 
     // MARK: - Files

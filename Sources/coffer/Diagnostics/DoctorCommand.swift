@@ -8,11 +8,17 @@ import SecretServiceClient
 
 struct Doctor: CofferCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Check the session bus, the provider, activation files, file permissions and integrity, pinentry.",
-        discussion: "Prints one line per finding (ok, warning, error) and a fix for each problem. Exits 0 when "
-            + "nothing is an error, 1 otherwise. Does not start a provider.")
+        abstract: "Check the session bus, the provider, competing providers, activation files, cofferd's systemd "
+            + "unit, file permissions and integrity, pinentry.",
+        discussion: "Prints one line per finding (ok, warning, error) and a fix for each problem. A provider other "
+            + "than cofferd that owns the name or will take it at login (gnome-keyring's autostart entry, "
+            + "activation files or enabled systemd units, KeePassXC's integration) is an error; pam_gnome_keyring "
+            + "lines are warnings. Exits 0 when nothing is an error, 1 otherwise. Does not start a provider.")
 
     @OptionGroup var output: OutputOptions
+
+    @Option(name: .long, help: .hidden)
+    var systemRoot: String?
 
     func execute() async throws {
         let environment = ProcessInfo.processInfo.environment
@@ -29,9 +35,9 @@ struct Doctor: CofferCommand {
             if process.isCofferd {
                 findings.append(.ok("provider", "cofferd (pid \(process.pid)) owns org.freedesktop.secrets"))
             } else {
-                findings.append(.warning("provider", "\(process.name) (pid \(process.pid)) owns "
-                    + "org.freedesktop.secrets, not cofferd", fix: "stop it (`kill \(process.pid)`) and keep it from "
-                    + "starting (see autostart/activation below), or run `cofferd --replace` if it allows replacement"))
+                findings.append(.error("provider", "\(process.name) (pid \(process.pid)) owns "
+                    + "org.freedesktop.secrets, not cofferd", fix: "run `coffer takeover` (imports its keyrings, "
+                    + "stops it and keeps it from starting again)"))
             }
         } else if probe.busFailure == nil {
             findings.append(probe.activatable
@@ -49,7 +55,15 @@ struct Doctor: CofferCommand {
             }
         }
         findings += DoctorChecks.activation(environment: environment)
-        findings += DoctorChecks.autostart(environment: environment)
+        var directories = UserDirectories(environment: environment)
+        if let systemRoot { directories.systemRoot = systemRoot }
+        let cofferd = (try? Takeover.locateCofferd(nil)) ?? "cofferd"
+        findings += DoctorChecks.competitors(directories, cofferd: cofferd)
+        // The prefix cofferd was installed under is the one its activation file names, if one does.
+        let activated = CompetitorSurvey.activationFile(
+            for: "org.freedesktop.secrets", in: [directories.userServices] + directories.systemServices)
+        let installed = activated.flatMap { $0.exec.contains("cofferd") ? $0.exec.split(separator: " ").first : nil }
+        findings += DoctorChecks.unitLocation(directories, cofferd: installed.map(String.init) ?? cofferd)
         let directory = probe.process.flatMap { $0.isCofferd ? $0.dataDirectory : nil } ?? Self.defaultDataDirectory
         findings += DoctorChecks.dataDirectory(directory, loadedIDs: loadedIDs)
         findings += DoctorChecks.directoryLock(directory, provider: probe.process.flatMap { $0.isCofferd ? $0.pid : nil })
