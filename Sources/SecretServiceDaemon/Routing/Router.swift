@@ -46,6 +46,7 @@ public struct Router: Sendable {
             guard !CallSize.exceeds(message.body, limit: maximumCallBytes) else {
                 throw SecretServiceError.limitsExceeded("the call's arguments exceed \(maximumCallBytes) bytes")
             }
+            await PendingUnlockGate.waitIfNeeded(path, message.interface, member, context: context)
             let node = try await NodeResolver(context: context).resolve(path, caller: caller)
             let (interface, method) = try Self.lookUp(member, in: message.interface, on: node)
             guard message.signature == method.inputSignature else {
