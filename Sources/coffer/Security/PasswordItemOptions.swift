@@ -3,7 +3,7 @@
 
 import ArgumentParser
 import Foundation
-import Keychain
+import CofferKeychain
 import SecretCrypto
 
 /// The attribute flags every password verb has (`-a -c -C -D -j -l`).

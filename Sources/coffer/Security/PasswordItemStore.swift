@@ -2,7 +2,7 @@
 // The security(1) password verbs' access to items: the Keychain library's SecItem functions, across access groups.
 
 import Foundation
-import Keychain
+import CofferKeychain
 import SecretServiceClient
 
 /// A password item as SecItemCopyMatching returned it (attributes by their four-letter keys, and the data).

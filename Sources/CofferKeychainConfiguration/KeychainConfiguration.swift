@@ -91,7 +91,7 @@ public struct KeychainConfiguration: Sendable, Hashable {
     // MARK: - Resolved values
 
     /// The default access group after applying the fallbacks of mapping §7.4.
-    var resolvedAccessGroup: String {
+    package var resolvedAccessGroup: String {
         if let accessGroup, !accessGroup.isEmpty { return accessGroup }
         if let group = ProcessInfo.processInfo.environment["COFFER_ACCESS_GROUP"], !group.isEmpty { return group }
         let name = URL(fileURLWithPath: CommandLine.arguments.first ?? "").lastPathComponent
@@ -99,13 +99,13 @@ public struct KeychainConfiguration: Sendable, Hashable {
     }
 
     /// The groups searched when a query names none.
-    var resolvedAccessGroups: [String] {
+    package var resolvedAccessGroups: [String] {
         if let accessGroups, !accessGroups.isEmpty { return accessGroups }
         return [resolvedAccessGroup]
     }
 
     /// The key that identifies the bus: the explicit address, else the session bus address now in the environment.
-    var busKey: String {
+    package var busKey: String {
         busAddress ?? "session:" + (ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"] ?? "")
     }
 }

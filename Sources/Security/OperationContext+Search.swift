@@ -5,6 +5,7 @@ import DBusWire
 import Foundation
 import SecretServiceClient
 import SecretServiceProtocol
+import CofferKeychainConfiguration
 
 extension OperationContext {
     /// Every item `query` matches, oldest first (then by path), before any limit.
