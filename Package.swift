@@ -124,7 +124,7 @@ let package = Package(
             swiftSettings: strict),
         // A second process for the Keychain cross-process uniqueness test (`swift build --build-tests` builds it).
         .executableTarget(
-            name: "keychain-race-helper", dependencies: ["Security", "CofferKeychain"], path: "Tests/KeychainRaceHelper",
+            name: "keychain-race-helper", dependencies: ["Keychain"], path: "Tests/KeychainRaceHelper",
             swiftSettings: strict),
         .testTarget(name: "ArchitectureTests", swiftSettings: strict),
         .testTarget(
