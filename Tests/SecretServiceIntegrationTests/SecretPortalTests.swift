@@ -4,6 +4,7 @@
 
 import DBusWire
 import Foundation
+import SecretServiceClient
 import SecretServiceProtocol
 import SecretServiceTestSupport
 import Testing
@@ -41,6 +42,26 @@ struct SecretPortalTests {
             let answer = try await portal.retrieve(as: "org.example.Kept")
             #expect(answer.response == 0)
             #expect(answer.secret == known)
+        }
+    }
+
+    @Test("a locked login is unlocked through the usual prompt; a dismissed prompt is response 1 and nothing")
+    func lockedLoginPrompts() async throws {
+        let options = DaemonSequence.options("portal-locked",
+                                             pinentryAnswers: ["CANCEL", DaemonHarness.testLoginPassword])
+        try await withPortal(options) { portal in
+            let login = DaemonSequence.loginPath
+            let locked = try await withClient(on: portal.bus) { try await $0.lock([login]) }
+            #expect(locked == [login])
+            let dismissed = try await portal.retrieve(as: "org.example.Locked")
+            #expect(dismissed.response == 1)
+            #expect(dismissed.secret.isEmpty)
+            let unlocked = try await portal.retrieve(as: "org.example.Locked")
+            #expect(unlocked.response == 0)
+            #expect(unlocked.secret.count == 64)
+            #expect(portal.daemon.pinentryCommands.filter { $0 == "GETPIN" }.count == 2)
+            let properties = try await withClient(on: portal.bus) { try await $0.collectionProperties(login) }
+            #expect(!properties.locked)
         }
     }
 
@@ -91,6 +112,7 @@ struct SecretPortalTests {
 struct PortalFixture {
     let env: ClientEnvironment
     let bus: TestBus
+    let daemon: DaemonHarness
 
     /// What the application saw: the Request's response code and the bytes that reached its descriptor.
     struct Answer {
@@ -165,7 +187,8 @@ struct PortalFixture {
 
 /// Runs `body` with cofferd (login unlocked) and an activatable xdg-desktop-portal on a fresh private bus. The
 /// portal exits with the bus.
-func withPortal(_ body: (PortalFixture) async throws -> Void,
+func withPortal(_ options: DaemonHarness.SubprocessOptions = DaemonSequence.options("portal"),
+                _ body: (PortalFixture) async throws -> Void,
                 sourceLocation: SourceLocation = #_sourceLocation) async throws {
     try await withDaemonSequence { daemons in
         let bus = daemons.bus
@@ -185,8 +208,8 @@ func withPortal(_ body: (PortalFixture) async throws -> Void,
             """
         try service.write(to: bus.servicesDirectory.appendingPathComponent("org.freedesktop.portal.Desktop.service"),
                           atomically: true, encoding: .utf8)
-        _ = try await daemons.start(DaemonSequence.options("portal"))
-        try await body(PortalFixture(env: ClientEnvironment(bus: bus), bus: bus))
+        let daemon = try await daemons.start(options)
+        try await body(PortalFixture(env: ClientEnvironment(bus: bus), bus: bus, daemon: daemon))
         await daemons.stop(sourceLocation: sourceLocation)
     }
 }
