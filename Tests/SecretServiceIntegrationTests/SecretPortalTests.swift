@@ -45,6 +45,17 @@ struct SecretPortalTests {
         }
     }
 
+    @Test("a descriptor nobody reads is response 2, and cofferd goes on serving")
+    func descriptorWithoutReader() async throws {
+        try await withPortal { portal in
+            let lost = try await portal.retrieve(as: "org.example.Gone", withoutReader: true)
+            #expect(lost.response == 2)
+            let next = try await portal.retrieve(as: "org.example.Gone")
+            #expect(next.response == 0)
+            #expect(next.secret.count == 64)
+        }
+    }
+
     @Test("a locked login is unlocked through the usual prompt; a dismissed prompt is response 1 and nothing")
     func lockedLoginPrompts() async throws {
         let options = DaemonSequence.options("portal-locked",
@@ -122,7 +133,9 @@ struct PortalFixture {
 
     /// Runs the client as the Flatpak application `appID` (in a bwrap sandbox with a `/.flatpak-info`), or, for
     /// `nil`, as an unsandboxed program.
-    func retrieve(as appID: String?) async throws -> Answer {
+    /// - Parameter withoutReader: the application closes the pipe's read end before it asks, so the secret has
+    ///   nowhere to go.
+    func retrieve(as appID: String?, withoutReader: Bool = false) async throws -> Answer {
         let script = bus.directory.appendingPathComponent("portal-client.py")
         try Self.client.write(to: script, atomically: true, encoding: .utf8)
         let output: ClientOutput
@@ -136,9 +149,9 @@ struct PortalFixture {
                 "--symlink", "usr/lib64", "/lib64", "--symlink", "usr/bin", "/bin", "--ro-bind", "/etc", "/etc",
                 "--proc", "/proc", "--dev", "/dev", "--bind", directory, directory,
                 "--ro-bind", info.path, "/.flatpak-info", "/usr/bin/python3", script.path,
-            ])
+            ] + (withoutReader ? ["no-reader"] : []))
         } else {
-            output = try await env.run("/usr/bin/python3", [script.path])
+            output = try await env.run("/usr/bin/python3", [script.path] + (withoutReader ? ["no-reader"] : []))
         }
         output.expectSuccess("the portal client")
         let fields = output.text.split(separator: " ", omittingEmptySubsequences: false)
@@ -155,12 +168,14 @@ struct PortalFixture {
     /// Asks `org.freedesktop.portal.Secret` for the caller's secret through a pipe, waits for the Request's Response
     /// signal (subscribed before the call, at the handle path the portal documents), then reads the pipe to its end.
     static let client = """
-        import dbus, os
+        import dbus, os, sys
         from dbus.mainloop.glib import DBusGMainLoop
         from gi.repository import GLib
         DBusGMainLoop(set_as_default=True)
         bus = dbus.SessionBus()
         r, w = os.pipe()
+        if 'no-reader' in sys.argv:
+            os.close(r)
         token = 'coffer'
         sender = bus.get_unique_name()[1:].replace('.', '_')
         handle = '/org/freedesktop/portal/desktop/request/%s/%s' % (sender, token)
@@ -176,7 +191,7 @@ struct PortalFixture {
         os.close(w)
         loop.run()
         data = b''
-        while True:
+        while 'no-reader' not in sys.argv:
             chunk = os.read(r, 4096)
             if not chunk:
                 break
