@@ -12,6 +12,7 @@ import Testing
 struct PortalSecretInterfaceTests {
     let portal = SecretServiceNames.portalPath
     let interface = SecretServiceNames.portalSecretInterface
+    let unknownMethod = "org.freedesktop.DBus.Error.UnknownMethod"
 
     @Test("a caller that cannot be shown to be xdg-desktop-portal is refused, and nothing is written or stored")
     func strangerIsRefused() async throws {
@@ -43,10 +44,10 @@ struct PortalSecretInterfaceTests {
     func onlyThePortalInterface() async throws {
         let h = try await RouterHarness()
         #expect(await h.errorName(portal, SecretServiceNames.serviceInterface, "OpenSession",
-                                  [.string("plain"), .variant(.string(""))]) == "org.freedesktop.DBus.Error.UnknownMethod")
+                                  [.string("plain"), .variant(.string(""))]) == unknownMethod)
         #expect(await h.errorName(service, interface, "RetrieveSecret", [
             .objectPath("/"), .string("x"), .unixFD(UnixFileDescriptor(rawValue: -1)),
             .dictionary(key: .string, value: .variant, []),
-        ]) == "org.freedesktop.DBus.Error.UnknownMethod")
+        ]) == unknownMethod)
     }
 }

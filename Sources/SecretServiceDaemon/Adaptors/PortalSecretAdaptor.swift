@@ -40,7 +40,8 @@ struct PortalSecretAdaptor {
             // The descriptor is closed with the rest of the call's descriptors once the call has been handled.
             return HandlerResult([.uint32(response.rawValue), .dictionary(key: .string, value: .variant, [])])
         default:
-            throw .unknownMethod("no method '\(call.member)' in the \(SecretServiceNames.portalSecretInterface) interface")
+            throw .unknownMethod(
+                "no method '\(call.member)' in the \(SecretServiceNames.portalSecretInterface) interface")
         }
     }
 
