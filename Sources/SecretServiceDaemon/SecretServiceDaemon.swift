@@ -55,6 +55,9 @@ public final class SecretServiceDaemon: Service {
                             sender: ConnectionSender(connection: connection, logger: logger),
                             clientLimits: configuration.clientLimits, promptAgentTimeout: agentTimeout, logger: logger)
         try await connection.registerObjectTree(at: SecretServiceNames.servicePath)
+        // The Secret portal's backend: xdg-desktop-portal calls whichever name its .portal file gives
+        // (dbus/coffer.portal says org.freedesktop.secrets) at this path.
+        try await connection.registerObjectTree(at: SecretServiceNames.portalPath)
         try await connection.addMatch(
             "type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged'")
         if configuration.replace {
@@ -129,7 +132,8 @@ public final class SecretServiceDaemon: Service {
                         if await handleBusSignal(message, router: router, connection: connection) { return .nameLost }
                         continue
                     }
-                    // No call takes a descriptor; closing whatever a client attached keeps our table from filling.
+                    // A call's descriptors (the Secret portal's, or whatever a client attached) are closed once it
+                    // is handled, which keeps our table from filling.
                     calls.addTask {
                         await router.handle(message)
                         message.closeReceivedUnixFileDescriptors()
