@@ -10,9 +10,10 @@ import Testing
 
 @Suite("Start-up unlock: the name at once, login calls wait for the key derivation", .timeLimit(.minutes(3)))
 struct StartupUnlockTests {
-    /// A key derivation slow enough (about a second here) that the calls a test makes as soon as the name appears
-    /// arrive while it runs. The collection keeps the cost it was created with, so the first start sets it.
-    static let slowKeyDerivation = ["--kdf-iterations", "8", "--kdf-memory", "131072"]
+    /// A key derivation slow enough (about two seconds on an idle 2-core machine) that the calls a test makes as
+    /// soon as the name appears arrive while it runs, even under a sanitizer on a loaded machine, where starting a
+    /// client takes a second or more. The collection keeps the cost it was created with, so the first start sets it.
+    static let slowKeyDerivation = ["--kdf-iterations", "12", "--kdf-memory", "196608"]
     static let sessionPath = SecretObjectPath.collection(SecretServiceNames.sessionCollection).objectPath
     static let attributes = ["startup-unlock": "Qe71Lz"]
 
