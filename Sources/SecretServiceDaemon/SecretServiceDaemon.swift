@@ -53,7 +53,8 @@ public final class SecretServiceDaemon: Service {
         let agentTimeout = (configuration.prompter as? PinentryPrompter)?.configuration.timeout ?? .seconds(300)
         let router = Router(store: store, prompter: configuration.prompter,
                             sender: ConnectionSender(connection: connection, logger: logger),
-                            clientLimits: configuration.clientLimits, promptAgentTimeout: agentTimeout, logger: logger)
+                            clientLimits: configuration.clientLimits, promptAgentTimeout: agentTimeout,
+                            accessPolicy: configuration.accessPolicy, logger: logger)
         try await connection.registerObjectTree(at: SecretServiceNames.servicePath)
         try await connection.addMatch(
             "type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged'")
@@ -275,6 +276,15 @@ struct ConnectionSender: MessageSender {
 
     func call(_ message: Message, timeout: Duration) async throws -> Message {
         try await connection.call(message, timeout: timeout)
+    }
+
+    func connectionCredentials(of name: BusName) async -> ConnectionCredentials? {
+        do {
+            return try await connection.connectionCredentials(of: name)
+        } catch {
+            logger.warning("could not ask the bus for a client's credentials", metadata: ["error": "\(error)"])
+            return nil
+        }
     }
 
     func isOnBus(_ name: BusName) async -> Bool {

@@ -21,6 +21,15 @@ extension SecretStore {
         return state.info(of: stored)
     }
 
+    /// The application identity recorded as the item's creator; `nil` for items that have none (made before
+    /// creators were recorded, or imported). Sealed like the rest of the metadata, so only known while unlocked.
+    /// - Throws: `noSuchObject`, `isLocked`.
+    public func itemCreator(collection: String, item: String) throws(SecretServiceError) -> String? {
+        let state = try unlockedState(of: collection)
+        guard let meta = state.items[item]?.meta else { throw .noSuchObject("no such item") }
+        return meta.creator
+    }
+
     /// Whether an item exists.
     public func itemExists(collection: String, item: String) -> Bool {
         collections[collection]?.items[item] != nil
@@ -65,10 +74,12 @@ extension SecretStore {
 
     /// Creates an item, or with `replace` updates in place the first (newest) item whose attributes contain all of
     /// `attributes`, as gnome-keyring and KeePassXC do.
+    /// - Parameter creator: the application identity recorded in a new item's sealed metadata; a replaced item
+    ///   keeps the creator it had.
     /// - Returns: the item's identifier and whether it is new.
     /// - Throws: `noSuchObject`, `isLocked`, `limitsExceeded`, `invalidArgs`, `failed`.
     public func createItem(in collection: String, label: String, attributes: [String: String],
-                           secret: StoredSecret, replace: Bool) async throws(SecretServiceError)
+                           secret: StoredSecret, replace: Bool, creator: String? = nil) async throws(SecretServiceError)
         -> (id: String, created: Bool) {
         await waitForCompaction(of: collection)
         try limits.check(label: label)
@@ -80,7 +91,7 @@ extension SecretStore {
             try limits.check(totalSecretBytes: storedSecretBytes(), adding: secret.value.count,
                              removing: existing.secret.sealed.count)
             let meta = ItemMeta(label: label, attributes: attributes, contentType: secret.contentType,
-                                created: old.created, modified: now)
+                                created: old.created, modified: now, creator: old.creator)
             let pending = try write(existing, meta: meta, secret: secret.value, in: state)
             eventSink.yield(.itemChanged(collection: collection, item: existing.id, [.label, .attributes, .modified]))
             eventSink.yield(.collectionChanged(collection, [.modified]))
@@ -93,7 +104,7 @@ extension SecretStore {
         let item = StoredItem(id: String(sequence), sequence: sequence, meta: nil, sealedMeta: nil,
                               secret: SealedBlob(nonce: [], sealed: []), tags: [])
         let meta = ItemMeta(label: label, attributes: attributes, contentType: secret.contentType, created: now,
-                            modified: now)
+                            modified: now, creator: creator)
         let pending = try write(item, meta: meta, secret: secret.value, in: state)
         collections[collection]?.nextSequence = sequence + 1
         eventSink.yield(.itemCreated(collection: collection, item: item.id))

@@ -48,12 +48,17 @@ extension DaemonHarness {
 
         let process = Process()
         process.executableURL = launcher.first.map { URL(fileURLWithPath: $0) } ?? executable
-        process.arguments = launcher.dropFirst() + (launcher.isEmpty ? [] : [executable.path]) + ["--address", bus.address, "--foreground", "--log-level", "debug",
-                             "--pinentry", pinentry.path]
-            // Tests check behaviour, not key-derivation cost: dozens of daemons start at once on two cores. A test
-            // that wants other parameters passes them in `extraArguments`, which come later and win.
-            + ["--kdf-iterations", "1", "--kdf-memory", "256"] + extraArguments
-            + (loginPassword == nil ? [] : ["--unlock"])
+        let launching: [String] = Array(launcher.dropFirst()) + (launcher.isEmpty ? [] : [executable.path])
+        // Tests check behaviour, not key-derivation cost: dozens of daemons start at once on two cores. A test
+        // that wants other parameters passes them in `extraArguments`, which come later and win.
+        let cheap: [String] = ["--kdf-iterations", "1", "--kdf-memory", "256"]
+        // Suites mix secret-tool, python, the coffer CLI and this process on one keyring, which access control
+        // would rightly turn into prompts; they test other things. Access-control suites pass
+        // `--access-control ask`, which comes later and wins.
+        let access: [String] = ["--access-control", "off"]
+        let unlock: [String] = loginPassword == nil ? [] : ["--unlock"]
+        process.arguments = launching + ["--address", bus.address, "--foreground", "--log-level", "debug",
+                                      "--pinentry", pinentry.path] + cheap + access + extraArguments + unlock
         process.environment = environment
         process.currentDirectoryURL = bus.directory
         if let loginPassword {

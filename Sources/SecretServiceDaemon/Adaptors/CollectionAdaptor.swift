@@ -15,18 +15,25 @@ struct CollectionAdaptor {
         if case .unsetDefaultAlias = call.node {
             guard call.member == "CreateItem" else { throw .noSuchObject("no such collection") }
             return try await createFirstItem(properties: args.properties(0), secret: args.secret(1),
-                                             replace: args.bool(2), caller: call.caller)
+                                             replace: args.bool(2), caller: call.caller, receivedAt: call.receivedAt)
         }
         guard case .collection(let id, _) = call.node else { throw .unknownMethod("not a collection") }
         switch call.member {
         case "Delete":
             return try await delete(id, caller: call.caller)
         case "SearchItems":
-            let found = try await context.store.search(in: id, try args.attributes(0))
+            var found = try await context.store.search(in: id, try args.attributes(0))
+            if context.access.hides(id) {
+                var shown: [String] = []
+                for item in found where await context.access.permits(call.caller, collection: id, item: item) {
+                    shown.append(item)
+                }
+                found = shown
+            }
             return HandlerResult([.objectPaths(found.map { Paths.item(id, $0) })])
         case "CreateItem":
             return try await createItem(in: id, properties: args.properties(0), secret: args.secret(1),
-                                        replace: args.bool(2), caller: call.caller)
+                                        replace: args.bool(2), call: call)
         default:
             throw .unknownMethod("no method '\(call.member)' in the Collection interface")
         }
@@ -52,13 +59,23 @@ struct CollectionAdaptor {
         return HandlerResult([.objectPath(Paths.prompt(prompt))])
     }
 
+    /// `CreateItem`. The new item records the caller's identity as its creator. Replacing an item the caller may
+    /// not use would change another application's secret unasked, so the caller gets an item of its own beside it
+    /// instead: its later lookups find its own (newest) item.
     private func createItem(in collection: String, properties: [String: DBusValue], secret: WireSecret, replace: Bool,
-                            caller: BusName) async throws(SecretServiceError) -> HandlerResult {
+                            call: MethodCall) async throws(SecretServiceError) -> HandlerResult {
+        let caller = call.caller
         let (label, attributes) = try Self.itemFields(properties)
         let session = try await context.session(at: secret.session, caller: caller)
         let value = try session.decode(secret)
+        var replace = replace
+        if replace, let existing = try await context.store.search(in: collection, attributes).first,
+           await !context.access.permits(caller, collection: collection, item: existing) {
+            replace = false
+        }
+        let creator = await context.access.creator(for: caller, receivedAt: call.receivedAt)
         let (item, _) = try await context.store.createItem(in: collection, label: label, attributes: attributes,
-                                                           secret: value, replace: replace)
+                                                           secret: value, replace: replace, creator: creator)
         return HandlerResult([.objectPath(Paths.item(collection, item)), .objectPath(.root)])
     }
 

@@ -44,6 +44,8 @@ struct MethodCall: Sendable {
     var member: MemberName
     var arguments: [DBusValue]
     var node: Node
+    /// When the call arrived, in boot-time clock ticks (see ``ProcessInspector``).
+    var receivedAt: UInt64 = 0
 }
 
 /// What a handler produces: the reply, and optionally work that must run after the reply went out

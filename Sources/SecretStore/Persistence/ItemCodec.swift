@@ -11,6 +11,9 @@ struct ItemMeta: Sendable, Equatable {
     var contentType: String
     var created: UInt64
     var modified: UInt64
+    /// The application identity that created the item (docs/ACCESS-CONTROL.md); `nil` for items made before
+    /// identities were recorded, or imported: they belong to no application in particular.
+    var creator: String? = nil
 
     func encode() -> [UInt8] {
         var writer = ByteWriter()
@@ -23,8 +26,16 @@ struct ItemMeta: Sendable, Equatable {
         writer.string(contentType)
         writer.u64(created)
         writer.u64(modified)
+        // Optional trailing fields, each a tag byte and its value: a creator-less item encodes exactly as before.
+        if let creator {
+            writer.u8(Self.creatorTag)
+            writer.string(creator)
+        }
         return writer.bytes
     }
+
+    /// The tag of the optional creator field that may follow `modified`.
+    static let creatorTag: UInt8 = 1
 
     static func decode(_ bytes: [UInt8]) throws(FormatError) -> ItemMeta {
         var reader = ByteReader(bytes[...])
@@ -34,8 +45,12 @@ struct ItemMeta: Sendable, Equatable {
             let name = try reader.string()
             attributes[name] = try reader.string()
         }
-        let meta = ItemMeta(label: label, attributes: attributes, contentType: try reader.string(),
+        var meta = ItemMeta(label: label, attributes: attributes, contentType: try reader.string(),
                             created: try reader.u64(), modified: try reader.u64())
+        if !reader.isAtEnd {
+            guard try reader.u8() == creatorTag else { throw FormatError("unknown field in item metadata") }
+            meta.creator = try reader.string()
+        }
         guard reader.isAtEnd else { throw FormatError("trailing bytes in item metadata") }
         return meta
     }

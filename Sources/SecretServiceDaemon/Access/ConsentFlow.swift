@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: Apache-2.0
+// The dialogue that lets one application use an item another application created.
+
+import DBusWire
+import Logging
+import SecretStore
+
+/// Asks the user, for an `Unlock` prompt, whether the caller may use an item, and records the answer: "allow
+/// once" for the caller's connection, "always allow" for its application identity.
+struct ConsentFlow {
+    let context: DaemonContext
+
+    /// - Returns: whether the caller may use the item afterwards.
+    func run(collection: String, item: String, windowID: String, caller: BusName) async -> Bool {
+        let access = context.access
+        if await access.permits(caller, collection: collection, item: item) { return true }
+        guard let who = await access.identities.known(caller),
+              let info = try? await context.store.itemInfo(collection: collection, item: item),
+              let collectionInfo = try? await context.store.collectionInfo(collection),
+              let creator = try? await context.store.itemCreator(collection: collection, item: item)
+        else { return false }
+        let request = AccessRequest(application: who.identity.description, processID: who.processID,
+                                    commandLine: who.commandLine, itemLabel: info.label,
+                                    collectionLabel: collectionInfo.label, unowned: creator == nil)
+        let answer = await context.prompter.consent(PromptRequest(kind: .access(request), windowID: windowID,
+                                                                  caller: caller))
+        guard !Task.isCancelled else { return false }
+        await access.decisions.record(answer, caller: caller, identity: who.identity,
+                                      item: ItemKey(collection: collection, item: item), unowned: creator == nil)
+        context.logger.info("access \(answer)", metadata: [
+            "secret.collection": "\(collection)", "secret.item": "\(item)", "app": "\(who.identity)",
+        ])
+        return answer != .deny
+    }
+}
