@@ -27,6 +27,22 @@ public struct AppIdentity: Sendable, Hashable, CustomStringConvertible {
     /// `KIND:NAME`: the form recorded as an item's creator and in decisions, and shown to the user.
     public var description: String { "\(kind.rawValue):\(name)" }
 
+    /// What a prompt calls the application: the app id, snap or unit name, the executable's path, or the script's
+    /// path with its interpreter; without device and inode numbers, which mean nothing to a person.
+    public var displayName: String {
+        func path(_ text: Substring) -> Substring { text.split(separator: "@").dropLast().joined(separator: "@")[...] }
+        switch kind {
+        case .flatpak, .snap, .systemd: return name
+        case .executable: return String(name.contains("@") ? path(name[...]) : name[...])
+        case .script:
+            guard let space = name.firstIndex(of: " ") else { return name }
+            let interpreter = path(name[..<space])
+            let script = name[name.index(after: space)...]
+            let shown = script.hasPrefix("/") ? path(script) : script
+            return "\(shown) (run by \(interpreter))"
+        }
+    }
+
     /// Parses ``description``; `nil` for text that is not an identity.
     public init?(_ text: String) {
         guard let colon = text.firstIndex(of: ":"), let kind = Kind(rawValue: String(text[..<colon])) else { return nil }

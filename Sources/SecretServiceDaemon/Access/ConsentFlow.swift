@@ -19,7 +19,7 @@ struct ConsentFlow {
               let collectionInfo = try? await context.store.collectionInfo(collection),
               let creator = try? await context.store.itemCreator(collection: collection, item: item)
         else { return false }
-        let request = AccessRequest(application: who.identity.description, processID: who.processID,
+        let request = AccessRequest(application: who.identity.displayName, processID: who.processID,
                                     commandLine: who.commandLine, itemLabel: info.label,
                                     collectionLabel: collectionInfo.label, unowned: creator == nil)
         let answer = await context.prompter.consent(PromptRequest(kind: .access(request), windowID: windowID,

@@ -53,7 +53,7 @@ extension Prompter {
 
 /// Which application wants which item: what an access prompt shows, the application first.
 public struct AccessRequest: Sendable, Hashable {
-    /// The application identity (``AppIdentity/description``).
+    /// The application as a person reads it (``AppIdentity/displayName``).
     public var application: String
     public var processID: Int32
     /// The command line the process shows (it may have changed it: shown for recognition, never trusted).

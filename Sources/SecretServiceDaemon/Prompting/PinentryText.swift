@@ -34,8 +34,8 @@ struct PinentryText {
         case .access(let access):
             title = "Allow Access to a Secret"
             let item = PromptLabel.displayed(access.itemLabel)
-            description = "The application \(PromptLabel.displayed(access.application))"
-                + " (process \(access.processID): \(PromptLabel.displayed(access.commandLine)))"
+            description = "The application \(PromptLabel.displayedPath(access.application))"
+                + " (process \(access.processID): \(PromptLabel.displayedPath(access.commandLine)))"
                 + " wants to use the secret “\(item)” in \(Self.keyring(access.collectionLabel)),"
                 + " which another application stored."
                 + (access.unowned ? "\n\n“Always allow” covers every secret of this keyring that no application"

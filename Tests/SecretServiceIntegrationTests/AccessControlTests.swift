@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: Apache-2.0
+// Per-application access control end to end: two programs of different identity against a real cofferd.
+
+import Foundation
+import SecretServiceTestSupport
+import Testing
+
+@Suite("Access control between applications")
+struct AccessControlTests {
+    /// One python program; its identity is the interpreter plus the script's path, so two copies at different
+    /// paths are two applications. `store` creates the shared item, `read` reads it only if it is not locked for
+    /// this program, `unlock` unlocks it first (which asks the user) and then reads it.
+    static let program = """
+        import sys, secretstorage
+        conn = secretstorage.dbus_init()
+        role = sys.argv[1]
+        if role == 'store':
+            col = secretstorage.get_default_collection(conn)
+            col.create_item('shared item', {'acl': 'test'}, b'the secret of A', replace=True)
+            print('stored')
+            sys.exit(0)
+        items = list(secretstorage.search_items(conn, {'acl': 'test'}))
+        assert len(items) == 1, items
+        item = items[0]
+        if role == 'unlock' and item.is_locked():
+            if item.unlock():
+                print('denied')
+                sys.exit(0)
+        if item.is_locked():
+            print('locked')
+            try:
+                item.get_secret()
+                print('read a locked secret')
+            except secretstorage.exceptions.LockedException:
+                pass
+            sys.exit(0)
+        print('secret', item.get_secret().decode())
+        """
+
+    /// Writes the program to `name/app.py` in the bus directory and returns a runner for it.
+    static func application(_ name: String, _ env: ClientEnvironment) throws -> @Sendable (String) async throws -> String {
+        let directory = env.bus.directory.appendingPathComponent(name, isDirectory: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let script = directory.appendingPathComponent("app.py")
+        try Data(program.utf8).write(to: script)
+        return { role in
+            let output = try await env.run("/usr/bin/python3", [script.path, role])
+            output.expectSuccess("\(name) \(role)")
+            return output.text.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+    }
+
+    static func confirmations(_ daemon: DaemonHarness) -> Int {
+        daemon.pinentryCommands.count { $0 == "CONFIRM" }
+    }
+
+    @Test("A reads its own item silently; B sees it locked and is asked: allow once, deny, always")
+    func consent() async throws {
+        try await TestBus.withPrivateBus { bus in
+            var options = DaemonHarness.SubprocessOptions(arguments: ["--access-control", "ask"])
+            options.pinentryConfirms = ["OK", "CANCEL", "NOTOK", "OK"]
+            let daemon = try await DaemonHarness.start(on: bus, options: options)
+            let env = ClientEnvironment(bus: bus)
+            let a = try Self.application("a", env)
+            let b = try Self.application("b", env)
+
+            #expect(try await a("store") == "stored")
+            #expect(try await a("read") == "secret the secret of A")
+            #expect(Self.confirmations(daemon) == 0, "the creator was asked")
+
+            #expect(try await b("read") == "locked")
+            #expect(Self.confirmations(daemon) == 0)
+            // Allow once: B reads now, but its next run (a new connection) is asked again.
+            #expect(try await b("unlock") == "secret the secret of A")
+            #expect(Self.confirmations(daemon) == 1)
+            #expect(try await b("read") == "locked")
+            // Deny.
+            #expect(try await b("unlock") == "denied")
+            #expect(Self.confirmations(daemon) == 2)
+            // Always allow: later runs of B read without a question.
+            #expect(try await b("unlock") == "secret the secret of A")
+            #expect(try await b("read") == "secret the secret of A")
+            #expect(Self.confirmations(daemon) == 3)
+
+            // The prompt names the application first, then the item.
+            let description = daemon.pinentryCommands.first { $0.hasPrefix("SETDESC The application ") }
+            #expect(description?.contains("/b/app.py") == true, "\(daemon.pinentryCommands)")
+            #expect(description?.contains("shared item") == true)
+            #expect(daemon.pinentryCommands.contains("SETNOTOK Always allow"))
+
+            // secret-tool is a third application: it unlocks through the prompt (the fourth answer, OK).
+            let lookup = try await env.secretTool(["lookup", "acl", "test"])
+            lookup.expectSuccess("secret-tool lookup")
+            #expect(lookup.text == "the secret of A")
+            #expect(Self.confirmations(daemon) == 4)
+            let exit = await daemon.stop()
+            #expect(exit == .exited(0), "cofferd \(exit); log:\n\(daemon.log())")
+        }
+    }
+
+    @Test("One program alone (secret-tool, python keyring) is never asked under the default policy")
+    func singleProgramNeverPrompted() async throws {
+        try await TestBus.withPrivateBus { bus in
+            var options = DaemonHarness.SubprocessOptions(arguments: ["--access-control", "ask"])
+            options.pinentryConfirms = ["CANCEL"]
+            let daemon = try await DaemonHarness.start(on: bus, options: options)
+            let env = ClientEnvironment(bus: bus)
+            try await env.secretTool(["store", "--label", "mine", "who", "tool"], input: Data("tool secret".utf8))
+                .expectSuccess("secret-tool store")
+            let lookup = try await env.secretTool(["lookup", "who", "tool"])
+            lookup.expectSuccess("secret-tool lookup")
+            #expect(lookup.text == "tool secret")
+            try await env.secretTool(["clear", "who", "tool"]).expectSuccess("secret-tool clear")
+
+            let directory = bus.directory.appendingPathComponent("kr", isDirectory: true)
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let script = directory.appendingPathComponent("kr.py")
+            try Data("""
+                import sys, keyring
+                from keyring.backends import SecretService
+                keyring.set_keyring(SecretService.Keyring())
+                if sys.argv[1] == 'set': keyring.set_password('svc', 'bob', 'keyring secret')
+                print(keyring.get_password('svc', 'bob'))
+                """.utf8).write(to: script)
+            for role in ["set", "get"] {
+                let output = try await env.run("/usr/bin/python3", [script.path, role])
+                output.expectSuccess("keyring \(role)")
+                #expect(output.text == "keyring secret\n")
+            }
+            #expect(Self.confirmations(daemon) == 0, "\(daemon.pinentryCommands)")
+            let exit = await daemon.stop()
+            #expect(exit == .exited(0), "cofferd \(exit); log:\n\(daemon.log())")
+        }
+    }
+
+    @Test("With access-control = off another program reads silently, as before")
+    func offReadsSilently() async throws {
+        try await TestBus.withPrivateBus { bus in
+            let home = bus.directory.appendingPathComponent("home/.config/coffer", isDirectory: true)
+            try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+            let config = home.appendingPathComponent("cofferd.conf")
+            try Data("[defaults]\naccess-control = ask\n[collection login]\naccess-control = off\n".utf8).write(to: config)
+            var options = DaemonHarness.SubprocessOptions(arguments: ["--config", config.path, "--access-control", "ask"])
+            options.pinentryConfirms = ["CANCEL"]
+            let daemon = try await DaemonHarness.start(on: bus, options: options)
+            let env = ClientEnvironment(bus: bus)
+            let a = try Self.application("a", env)
+            let b = try Self.application("b", env)
+            #expect(try await a("store") == "stored")
+            #expect(try await b("read") == "secret the secret of A")
+            #expect(Self.confirmations(daemon) == 0)
+            let exit = await daemon.stop()
+            #expect(exit == .exited(0), "cofferd \(exit); log:\n\(daemon.log())")
+        }
+    }
+}
