@@ -21,13 +21,29 @@ extension SecretStore {
         return state.info(of: stored)
     }
 
-    /// The application identity recorded as the item's creator; `nil` for items that have none (made before
-    /// creators were recorded, or imported). Sealed like the rest of the metadata, so only known while unlocked.
+    /// Which application created the item and which others the user always allowed to use it. Sealed like the
+    /// rest of the metadata, so only known while unlocked.
     /// - Throws: `noSuchObject`, `isLocked`.
-    public func itemCreator(collection: String, item: String) throws(SecretServiceError) -> String? {
+    public func itemOwnership(collection: String, item: String) throws(SecretServiceError) -> ItemOwnership {
         let state = try unlockedState(of: collection)
         guard let meta = state.items[item]?.meta else { throw .noSuchObject("no such item") }
-        return meta.creator
+        return ItemOwnership(creator: meta.creator, allowed: meta.allowed)
+    }
+
+    /// Replaces the applications always allowed to use an item. Written to the file like any change of the item,
+    /// but the item's and the collection's `Modified` stay: a decision about access is not a change of content.
+    /// - Throws: `noSuchObject`, `isLocked`, `failed`.
+    public func setAllowedApplications(_ allowed: [String], collection: String, item: String)
+        async throws(SecretServiceError) {
+        await waitForCompaction(of: collection)
+        let state = try unlockedState(of: collection)
+        guard let stored = state.items[item], var meta = stored.meta else { throw .noSuchObject("no such item") }
+        guard meta.allowed != allowed else { return }
+        meta.allowed = allowed
+        let collectionModified = state.modified
+        let pending = try write(stored, meta: meta, secret: nil, in: state)
+        collections[collection]?.modified = collectionModified
+        try await settle(pending)
     }
 
     /// Whether an item exists.

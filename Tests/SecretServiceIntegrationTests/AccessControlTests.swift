@@ -58,7 +58,7 @@ struct AccessControlTests {
     func consent() async throws {
         try await TestBus.withPrivateBus { bus in
             var options = DaemonHarness.SubprocessOptions(arguments: ["--access-control", "ask"])
-            options.pinentryConfirms = ["OK", "CANCEL", "NOTOK", "OK"]
+            options.pinentryConfirms = ["OK", "CANCEL", "NOTOK"]
             let daemon = try await DaemonHarness.start(on: bus, options: options)
             let env = ClientEnvironment(bus: bus)
             let a = try Self.application("a", env)
@@ -88,13 +88,24 @@ struct AccessControlTests {
             #expect(description?.contains("shared item") == true)
             #expect(daemon.pinentryCommands.contains("SETNOTOK Always allow"))
 
-            // secret-tool is a third application: it unlocks through the prompt (the fourth answer, OK).
+            let exit = await daemon.stop()
+            #expect(exit == .exited(0), "cofferd \(exit); log:\n\(daemon.log())")
+
+            // "Always" is kept in the collection: a restarted cofferd lets B read without asking.
+            var again = DaemonHarness.SubprocessOptions(arguments: ["--access-control", "ask"], name: "second")
+            again.pinentryConfirms = ["OK"]
+            let second = try await DaemonHarness.start(on: bus, options: again)
+            #expect(try await b("read") == "secret the secret of A")
+            #expect(try await a("read") == "secret the secret of A")
+            #expect(Self.confirmations(second) == 0)
+
+            // secret-tool is a third application: it unlocks through the prompt (answered OK).
             let lookup = try await env.secretTool(["lookup", "acl", "test"])
             lookup.expectSuccess("secret-tool lookup")
             #expect(lookup.text == "the secret of A")
-            #expect(Self.confirmations(daemon) == 4)
-            let exit = await daemon.stop()
-            #expect(exit == .exited(0), "cofferd \(exit); log:\n\(daemon.log())")
+            #expect(Self.confirmations(second) == 1)
+            let secondExit = await second.stop()
+            #expect(secondExit == .exited(0), "cofferd \(secondExit); log:\n\(second.log())")
         }
     }
 

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-// The user's answers to access prompts: "allow once" per connection, "always allow" per application identity.
+// The user's "allow once" answers, which last as long as the client's connection.
 
 import DBusWire
 
 /// What the user answered to an access prompt.
 public enum AccessAnswer: Sendable, Hashable {
+    /// For this connection of the application only.
     case allowOnce
+    /// For the application identity, kept in the item's sealed metadata (``SecretStore/setAllowedApplications``).
     case alwaysAllow
     case deny
 }
@@ -16,36 +18,14 @@ struct ItemKey: Sendable, Hashable {
     var item: String
 }
 
-/// A standing permission of one application.
-enum AccessGrant: Sendable, Hashable {
-    /// One item.
-    case item(ItemKey)
-    /// Every item of the collection that has no recorded creator (made before identities were recorded, or
-    /// imported): one answer covers them, so upgrading does not mean a prompt per old item.
-    case unowned(collection: String)
-}
-
-/// Owns the decisions. "Allow once" lasts as long as the client's connection; "always allow" as long as the daemon.
+/// Owns the "allow once" answers per connection. "Always allow" answers live in the store, with the item.
 actor AccessDecisions {
     private var once: [BusName: Set<ItemKey>] = [:]
-    private var always: [String: Set<AccessGrant>] = [:]
 
-    func allows(_ caller: BusName, _ identity: AppIdentity, _ item: ItemKey, unowned: Bool) -> Bool {
-        if once[caller]?.contains(item) == true { return true }
-        guard let grants = always[identity.description] else { return false }
-        return grants.contains(.item(item)) || (unowned && grants.contains(.unowned(collection: item.collection)))
-    }
+    func allowsOnce(_ caller: BusName, _ item: ItemKey) -> Bool { once[caller]?.contains(item) == true }
 
-    /// Records an answer; a denial records nothing (the next attempt asks again).
-    func record(_ answer: AccessAnswer, caller: BusName, identity: AppIdentity, item: ItemKey, unowned: Bool) {
-        switch answer {
-        case .allowOnce: once[caller, default: []].insert(item)
-        case .alwaysAllow:
-            always[identity.description, default: []].insert(unowned ? .unowned(collection: item.collection) : .item(item))
-        case .deny: break
-        }
-    }
+    func allowOnce(_ caller: BusName, _ item: ItemKey) { once[caller, default: []].insert(item) }
 
-    /// Forgets a client's "allow once" answers when it leaves the bus.
+    /// Forgets a client's answers when it leaves the bus.
     func clientVanished(_ name: BusName) { once[name] = nil }
 }

@@ -43,11 +43,11 @@ struct AccessGate: Sendable {
     func permits(_ caller: BusName, collection: String, item: String) async -> Bool {
         guard policy.mode(for: collection) != .off else { return true }
         guard let who = await identities.known(caller),
-              let creator = try? await store.itemCreator(collection: collection, item: item)
+              let ownership = try? await store.itemOwnership(collection: collection, item: item)
         else { return false }
-        if creator == who.identity.description { return true }
-        return await decisions.allows(caller, who.identity, ItemKey(collection: collection, item: item),
-                                      unowned: creator == nil)
+        let identity = who.identity.description
+        if ownership.creator == identity || ownership.allowed.contains(identity) { return true }
+        return await decisions.allowsOnce(caller, ItemKey(collection: collection, item: item))
     }
 
     /// Whether items `caller` may not use are hidden from it rather than shown locked.

@@ -17,16 +17,29 @@ struct ConsentFlow {
         guard let who = await access.identities.known(caller),
               let info = try? await context.store.itemInfo(collection: collection, item: item),
               let collectionInfo = try? await context.store.collectionInfo(collection),
-              let creator = try? await context.store.itemCreator(collection: collection, item: item)
+              let ownership = try? await context.store.itemOwnership(collection: collection, item: item)
         else { return false }
         let request = AccessRequest(application: who.identity.displayName, processID: who.processID,
                                     commandLine: who.commandLine, itemLabel: info.label,
-                                    collectionLabel: collectionInfo.label, unowned: creator == nil)
+                                    collectionLabel: collectionInfo.label, unowned: ownership.creator == nil)
         let answer = await context.prompter.consent(PromptRequest(kind: .access(request), windowID: windowID,
                                                                   caller: caller))
         guard !Task.isCancelled else { return false }
-        await access.decisions.record(answer, caller: caller, identity: who.identity,
-                                      item: ItemKey(collection: collection, item: item), unowned: creator == nil)
+        switch answer {
+        case .allowOnce:
+            await access.decisions.allowOnce(caller, ItemKey(collection: collection, item: item))
+        case .alwaysAllow:
+            // Kept sealed with the item, so the decision survives restarts and follows the collection file.
+            do {
+                try await context.store.setAllowedApplications(ownership.allowed + [who.identity.description],
+                                                               collection: collection, item: item)
+            } catch {
+                context.logger.error("the decision could not be stored", metadata: ["error": "\(error)"])
+                return false
+            }
+        case .deny:
+            break
+        }
         context.logger.info("access \(answer)", metadata: [
             "secret.collection": "\(collection)", "secret.item": "\(item)", "app": "\(who.identity)",
         ])

@@ -60,7 +60,7 @@ public struct AccessRequest: Sendable, Hashable {
     public var commandLine: String
     public var itemLabel: String
     public var collectionLabel: String
-    /// Whether the item has no recorded creator, so "always" covers every such item of the collection.
+    /// Whether the item has no recorded creator (stored before access control, or imported).
     public var unowned: Bool
 
     public init(application: String, processID: Int32, commandLine: String, itemLabel: String,

@@ -36,10 +36,10 @@ struct PinentryText {
             let item = PromptLabel.displayed(access.itemLabel)
             description = "The application \(PromptLabel.displayedPath(access.application))"
                 + " (process \(access.processID): \(PromptLabel.displayedPath(access.commandLine)))"
-                + " wants to use the secret “\(item)” in \(Self.keyring(access.collectionLabel)),"
-                + " which another application stored."
-                + (access.unowned ? "\n\n“Always allow” covers every secret of this keyring that no application"
-                    + " claims (those stored before access control, or imported)." : "")
+                + " wants to use the secret “\(item)” in \(Self.keyring(access.collectionLabel))"
+                + (access.unowned ? "." : ", which another application stored.")
+                + (access.unowned ? "\n\nNo application is recorded as its creator: it was stored before access"
+                    + " control, or imported." : "")
             ok = Self.allowOnce
         }
     }

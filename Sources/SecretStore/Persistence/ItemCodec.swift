@@ -14,6 +14,8 @@ struct ItemMeta: Sendable, Equatable {
     /// The application identity that created the item (docs/ACCESS-CONTROL.md); `nil` for items made before
     /// identities were recorded, or imported: they belong to no application in particular.
     var creator: String? = nil
+    /// Applications the user always allowed to use this item although they did not create it.
+    var allowed: [String] = []
 
     func encode() -> [UInt8] {
         var writer = ByteWriter()
@@ -31,11 +33,18 @@ struct ItemMeta: Sendable, Equatable {
             writer.u8(Self.creatorTag)
             writer.string(creator)
         }
+        if !allowed.isEmpty {
+            writer.u8(Self.allowedTag)
+            writer.u16(UInt16(allowed.count))
+            for application in allowed { writer.string(application) }
+        }
         return writer.bytes
     }
 
     /// The tag of the optional creator field that may follow `modified`.
     static let creatorTag: UInt8 = 1
+    /// The tag of the optional list of applications always allowed.
+    static let allowedTag: UInt8 = 2
 
     static func decode(_ bytes: [UInt8]) throws(FormatError) -> ItemMeta {
         var reader = ByteReader(bytes[...])
@@ -47,9 +56,18 @@ struct ItemMeta: Sendable, Equatable {
         }
         var meta = ItemMeta(label: label, attributes: attributes, contentType: try reader.string(),
                             created: try reader.u64(), modified: try reader.u64())
-        if !reader.isAtEnd {
-            guard try reader.u8() == creatorTag else { throw FormatError("unknown field in item metadata") }
-            meta.creator = try reader.string()
+        var lastTag: UInt8 = 0
+        while !reader.isAtEnd {
+            let tag = try reader.u8()
+            // Each field at most once, in tag order, so one metadata has one encoding.
+            guard tag > lastTag else { throw FormatError("item metadata fields out of order") }
+            lastTag = tag
+            switch tag {
+            case creatorTag: meta.creator = try reader.string()
+            case allowedTag:
+                for _ in 0..<Int(try reader.u16()) { meta.allowed.append(try reader.string()) }
+            default: throw FormatError("unknown field \(tag) in item metadata")
+            }
         }
         guard reader.isAtEnd else { throw FormatError("trailing bytes in item metadata") }
         return meta
