@@ -104,6 +104,21 @@ struct AccessControlTests {
             lookup.expectSuccess("secret-tool lookup")
             #expect(lookup.text == "the secret of A")
             #expect(Self.confirmations(second) == 1)
+
+            // `coffer access list` names A as the creator and B as always allowed; revoking locks B out again.
+            let coffer = CofferCLI(bus: bus)
+            let (listed, json) = try await coffer.json(["access", "list", "--collection", "login"])
+            #expect(listed.status == 0, "\(listed.stderr)")
+            let entries = try #require(json as? [[String: Any]])
+            let shared = try #require(entries.first { ($0["creator"] as? String)?.contains("/a/app.py") == true },
+                                      "\(entries)")
+            let allowed = try #require(shared["allowed"] as? [String])
+            #expect(allowed.count == 1 && allowed[0].contains("/b/app.py"), "\(allowed)")
+            let (revokedRun, revoked) = try await coffer.json(["access", "revoke", allowed[0]])
+            #expect(revokedRun.status == 0, "\(revokedRun.stderr)")
+            #expect((revoked as? [String: [String]])?["revoked"] == [shared["item"] as? String ?? "?"], "\(revoked)")
+            #expect(try await b("read") == "locked")
+            #expect(try await a("read") == "secret the secret of A")
             let secondExit = await second.stop()
             #expect(secondExit == .exited(0), "cofferd \(secondExit); log:\n\(second.log())")
         }

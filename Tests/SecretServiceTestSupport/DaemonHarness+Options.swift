@@ -49,6 +49,15 @@ extension DaemonHarness {
         }
     }
 
+    /// Writes `CONFIG_HOME/coffer/cofferd.conf` with `access-control = off`, for a cofferd the test does not start
+    /// itself (D-Bus activation, `coffer takeover`) in a test that mixes programs for another purpose
+    /// (`startSubprocess` says why).
+    public static func turnAccessControlOff(configHome: URL) throws {
+        let directory = configHome.appendingPathComponent("coffer", isDirectory: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try Data("[defaults]\naccess-control = off\n".utf8).write(to: directory.appendingPathComponent("cofferd.conf"))
+    }
+
     /// Argon2id settings that make each new password cost milliseconds, for tests that start cofferd many times.
     public static let cheapKeyDerivation = ["--kdf-iterations", "1", "--kdf-memory", "256"]
 

@@ -128,6 +128,7 @@ public struct Router: Sendable {
             return try await GnomeKeyringAdaptor(context: context).call(call)
         case SecretServiceNames.keySlotsInterface: return try await KeySlotsAdaptor(context: context).call(call)
         case SecretServiceNames.cofferInterface: return try await CofferAdaptor(context: context).call(call)
+        case SecretServiceNames.accessInterface: return try await AccessAdaptor(context: context).call(call)
         case SecretServiceNames.propertiesInterface: return try await PropertiesAdaptor(context: context).call(call)
         case SecretServiceNames.introspectableInterface:
             return try await IntrospectableAdaptor(context: context).call(call)

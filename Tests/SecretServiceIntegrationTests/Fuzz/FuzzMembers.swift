@@ -34,6 +34,7 @@ enum FuzzMembers {
     static let gnome = "org.gnome.keyring.InternalUnsupportedGuiltRiddenInterface"
     static let keySlots = "io.coffer.KeySlots"
     static let coffer = "io.coffer.Daemon"
+    static let access = "io.coffer.Access"
     static let propertiesInterface = "org.freedesktop.DBus.Properties"
     static let introspectable = "org.freedesktop.DBus.Introspectable"
     static let peer = "org.freedesktop.DBus.Peer"
@@ -65,6 +66,8 @@ enum FuzzMembers {
         FuzzMember(interface: coffer, member: "LastFailedPrompt", input: [], node: .service),
         FuzzMember(interface: coffer, member: "RegisterPromptAgent", input: [.objectPath, .objectPath],
                    node: .service),
+        FuzzMember(interface: access, member: "ListAccess", input: [.objectPath], node: .service),
+        FuzzMember(interface: access, member: "Revoke", input: [.objectPath, .string, paths], node: .service),
         FuzzMember(interface: collection, member: "Delete", input: [], node: .collection),
         FuzzMember(interface: collection, member: "SearchItems", input: [attributes], node: .collection),
         FuzzMember(interface: collection, member: "CreateItem", input: [properties, secret, .boolean],
