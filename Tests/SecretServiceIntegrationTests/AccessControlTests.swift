@@ -9,7 +9,8 @@ import Testing
 struct AccessControlTests {
     /// One python program; its identity is the interpreter plus the script's path, so two copies at different
     /// paths are two applications. `store` creates the shared item, `read` reads it only if it is not locked for
-    /// this program, `unlock` unlocks it first (which asks the user) and then reads it.
+    /// this program, `unlock` unlocks it first (which asks the user) and then reads it; `delete` deletes the
+    /// default collection.
     static let program = """
         import sys, secretstorage
         conn = secretstorage.dbus_init()
@@ -18,6 +19,14 @@ struct AccessControlTests {
             col = secretstorage.get_default_collection(conn)
             col.create_item('shared item', {'acl': 'test'}, b'the secret of A', replace=True)
             print('stored')
+            sys.exit(0)
+        if role == 'delete':
+            try:
+                secretstorage.get_default_collection(conn).delete()
+            except secretstorage.exceptions.PromptDismissedException:
+                print('kept')
+                sys.exit(0)
+            print('deleted')
             sys.exit(0)
         items = list(secretstorage.search_items(conn, {'acl': 'test'}))
         assert len(items) == 1, items
@@ -93,7 +102,7 @@ struct AccessControlTests {
 
             // "Always" is kept in the collection: a restarted cofferd lets B read without asking.
             var again = DaemonHarness.SubprocessOptions(arguments: ["--access-control", "ask"], name: "second")
-            again.pinentryConfirms = ["OK"]
+            again.pinentryConfirms = ["OK", "CANCEL"]
             let second = try await DaemonHarness.start(on: bus, options: again)
             #expect(try await b("read") == "secret the secret of A")
             #expect(try await a("read") == "secret the secret of A")
@@ -118,6 +127,11 @@ struct AccessControlTests {
             #expect(revokedRun.status == 0, "\(revokedRun.stderr)")
             #expect((revoked as? [String: [String]])?["revoked"] == [shared["item"] as? String ?? "?"], "\(revoked)")
             #expect(try await b("read") == "locked")
+            #expect(try await a("read") == "secret the secret of A")
+
+            // Deleting the keyring would delete A's item: B is asked, and a denial keeps it.
+            #expect(try await b("delete") == "kept")
+            #expect(Self.confirmations(second) == 2)
             #expect(try await a("read") == "secret the secret of A")
             let secondExit = await second.stop()
             #expect(secondExit == .exited(0), "cofferd \(secondExit); log:\n\(second.log())")

@@ -10,6 +10,37 @@ import SecretStore
 struct ConsentFlow {
     let context: DaemonContext
 
+    /// How many items of the unlocked collection `caller` may not use.
+    func othersItems(in collection: String, caller: BusName) async -> Int {
+        guard context.access.policy.mode(for: collection) != .off,
+              let items = try? await context.store.itemIDs(in: collection) else { return 0 }
+        var count = 0
+        for item in items where await !context.access.permits(caller, collection: collection, item: item) {
+            count += 1
+        }
+        return count
+    }
+
+    /// Asks whether `caller` may delete a collection that holds items of other applications; any "allow" answer
+    /// allows this deletion (there is nothing left to remember afterwards).
+    func allowsDeletion(of collection: String, windowID: String, caller: BusName) async -> Bool {
+        let others = await othersItems(in: collection, caller: caller)
+        guard others > 0 else { return true }
+        guard let who = await context.access.identities.known(caller),
+              let info = try? await context.store.collectionInfo(collection)
+        else { return false }
+        let request = AccessRequest(application: who.identity.displayName, processID: who.processID,
+                                    commandLine: who.commandLine,
+                                    itemLabel: "the whole keyring, with \(others) secret(s) of other applications",
+                                    collectionLabel: info.label, unowned: false)
+        let answer = await context.prompter.consent(PromptRequest(kind: .access(request), windowID: windowID,
+                                                                  caller: caller))
+        context.logger.info("collection deletion \(answer)", metadata: [
+            "secret.collection": "\(collection)", "app": "\(who.identity)",
+        ])
+        return answer != .deny
+    }
+
     /// - Returns: whether the caller may use the item afterwards.
     func run(collection: String, item: String, windowID: String, caller: BusName) async -> Bool {
         let access = context.access

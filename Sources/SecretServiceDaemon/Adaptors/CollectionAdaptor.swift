@@ -41,9 +41,11 @@ struct CollectionAdaptor {
 
     /// `Delete() → (o prompt)`. An unlocked collection goes at once. A locked one is deleted only once a prompt
     /// has unlocked it: deleting must take no less than reading, or anyone on the bus could destroy a collection
-    /// whose password they never knew. A dismissed prompt leaves it (and its file) as it was.
+    /// whose password they never knew. A dismissed prompt leaves it (and its file) as it was. Under access control,
+    /// a collection holding items of other applications is deleted only once the user allowed it, in the same way.
     private func delete(_ id: String, caller: BusName) async throws(SecretServiceError) -> HandlerResult {
-        guard try await context.store.collectionInfo(id).isLocked else {
+        let flow = ConsentFlow(context: context)
+        if try await !context.store.collectionInfo(id).isLocked, await flow.othersItems(in: id, caller: caller) == 0 {
             try await context.store.deleteCollection(id)
             return HandlerResult([.objectPath(.root)])
         }
@@ -52,7 +54,9 @@ struct CollectionAdaptor {
             let unlocked = await context.unlocks.unlock(id) {
                 await UnlockFlow(context: context).run(id, windowID: windowID, caller: caller)
             }
-            guard unlocked, !Task.isCancelled, (try? await context.store.deleteCollection(id)) != nil else { return nil }
+            guard unlocked, !Task.isCancelled,
+                  await flow.allowsDeletion(of: id, windowID: windowID, caller: caller), !Task.isCancelled,
+                  (try? await context.store.deleteCollection(id)) != nil else { return nil }
             return .objectPaths([Paths.collection(id)])
         }
         let prompt = try await context.clients.createPrompt(owner: caller, work: work)
