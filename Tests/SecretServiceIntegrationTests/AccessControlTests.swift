@@ -10,7 +10,7 @@ struct AccessControlTests {
     /// One python program; its identity is the interpreter plus the script's path, so two copies at different
     /// paths are two applications. `store` creates the shared item, `read` reads it only if it is not locked for
     /// this program, `unlock` unlocks it first (which asks the user) and then reads it; `delete` deletes the
-    /// default collection.
+    /// default collection; `search` counts the service's and the collection's matches.
     static let program = """
         import sys, secretstorage
         conn = secretstorage.dbus_init()
@@ -29,6 +29,10 @@ struct AccessControlTests {
             print('deleted')
             sys.exit(0)
         items = list(secretstorage.search_items(conn, {'acl': 'test'}))
+        if role == 'search':
+            col = secretstorage.get_default_collection(conn)
+            print(len(items), len(list(col.search_items({'acl': 'test'}))))
+            sys.exit(0)
         assert len(items) == 1, items
         item = items[0]
         if role == 'unlock' and item.is_locked():
@@ -168,6 +172,24 @@ struct AccessControlTests {
                 #expect(output.text == "keyring secret\n")
             }
             #expect(Self.confirmations(daemon) == 0, "\(daemon.pinentryCommands)")
+            let exit = await daemon.stop()
+            #expect(exit == .exited(0), "cofferd \(exit); log:\n\(daemon.log())")
+        }
+    }
+
+    @Test("strict leaves other applications' items out of searches")
+    func strict() async throws {
+        try await TestBus.withPrivateBus { bus in
+            var options = DaemonHarness.SubprocessOptions(arguments: ["--access-control", "strict"])
+            options.pinentryConfirms = ["CANCEL"]
+            let daemon = try await DaemonHarness.start(on: bus, options: options)
+            let env = ClientEnvironment(bus: bus)
+            let a = try Self.application("a", env)
+            let b = try Self.application("b", env)
+            #expect(try await a("store") == "stored")
+            #expect(try await a("search") == "1 1")
+            #expect(try await b("search") == "0 0")
+            #expect(Self.confirmations(daemon) == 0)
             let exit = await daemon.stop()
             #expect(exit == .exited(0), "cofferd \(exit); log:\n\(daemon.log())")
         }
