@@ -29,6 +29,8 @@ struct ItemOwnershipTests {
         meta.creator = "exe:/usr/bin/a@1:2"
         meta.allowed = ["flatpak:org.example.B", "snap:c"]
         #expect(try ItemMeta.decode(meta.encode()) == meta)
+        // `modified` stays the last eight bytes, where readers of the time alone look.
+        #expect(Array(meta.encode().suffix(8)) == [0, 0, 0, 0, 0, 0, 0, 2])
         meta.creator = nil
         #expect(try ItemMeta.decode(meta.encode()) == meta)
     }
@@ -38,7 +40,13 @@ struct ItemOwnershipTests {
         var meta = Self.plain
         meta.creator = "exe:/x"
         let bytes = meta.encode()
-        #expect(throws: FormatError.self) { try ItemMeta.decode(bytes + [ItemMeta.creatorTag, 0, 1, 0x41]) }
+        // A second creator field, inserted before the times.
+        var twice = bytes
+        twice.insert(contentsOf: [ItemMeta.creatorTag, 0, 1, 0x41], at: bytes.count - 16)
+        #expect(throws: FormatError.self) { try ItemMeta.decode(twice) }
+        var unknown = Self.plain.encode()
+        unknown.insert(contentsOf: [9, 0, 0], at: unknown.count - 16)
+        #expect(throws: FormatError.self) { try ItemMeta.decode(unknown) }
         #expect(throws: FormatError.self) { try ItemMeta.decode(Self.plain.encode() + [9]) }
     }
 
