@@ -45,7 +45,8 @@ struct CollectionAdaptor {
     /// a collection holding items of other applications is deleted only once the user allowed it, in the same way.
     private func delete(_ id: String, caller: BusName) async throws(SecretServiceError) -> HandlerResult {
         let flow = ConsentFlow(context: context)
-        if try await !context.store.collectionInfo(id).isLocked, await flow.othersItems(in: id, caller: caller) == 0 {
+        if try await !context.store.collectionInfo(id, countingItemTimes: false).isLocked,
+           await flow.othersItems(in: id, caller: caller) == 0 {
             try await context.store.deleteCollection(id)
             return HandlerResult([.objectPath(.root)])
         }
@@ -109,10 +110,13 @@ struct CollectionAdaptor {
 
     // MARK: - Properties
 
-    /// - Parameter includingItems: whether to list the items (O(n); signals announce the list apart).
-    func properties(of id: String, includingItems: Bool = true) async throws(SecretServiceError)
-        -> [String: DBusValue] {
-        let info = try await context.store.collectionInfo(id)
+    /// - Parameters:
+    ///   - includingItems: whether to list the items (O(n); signals announce the list apart).
+    ///   - includingModified: whether `Modified` must be exact; the first time after an unlock it opens every item
+    ///     (see ``SecretStore/collectionInfo(_:countingItemTimes:)``), which a signal about another property skips.
+    func properties(of id: String, includingItems: Bool = true, includingModified: Bool = true) async
+        throws(SecretServiceError) -> [String: DBusValue] {
+        let info = try await context.store.collectionInfo(id, countingItemTimes: includingModified)
         var values: [String: DBusValue] = [
             "Label": .string(info.label),
             "Locked": .boolean(info.isLocked),

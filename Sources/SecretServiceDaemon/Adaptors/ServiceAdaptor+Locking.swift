@@ -17,7 +17,7 @@ extension ServiceAdaptor {
         var pending: [(path: ObjectPath, collection: String, item: String?)] = []
         for path in objects {
             guard let collection = await owningCollection(of: path),
-                  let info = try? await context.store.collectionInfo(collection)
+                  let info = try? await context.store.collectionInfo(collection, countingItemTimes: false)
             else { continue }
             let item = await context.itemAddress(for: path)?.item
             if info.isLocked {

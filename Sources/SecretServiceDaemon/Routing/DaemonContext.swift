@@ -17,6 +17,8 @@ struct DaemonContext: Sendable {
     let logger: Logger
     /// Which items each caller may use.
     let access: AccessGate
+    /// Serializes the Secret portal's find-or-create per application.
+    let portalSecrets = KeyedExclusion()
 
     // MARK: - Resolution helpers shared by adaptors
 
