@@ -66,4 +66,32 @@ extension Connection {
             return nil
         }
     }
+
+    /// What the bus knows about the process behind `name` (`org.freedesktop.DBus.GetConnectionCredentials`): the
+    /// bus took these from the socket when the client connected, so the client cannot choose them. `nil` when the
+    /// name has no owner.
+    /// - Throws: a ``TransportError``, or DBusWire's `DBusError` for anything but a missing owner.
+    public func connectionCredentials(of name: BusName) async throws -> ConnectionCredentials? {
+        let reply: Message
+        do {
+            reply = try await callBus("GetConnectionCredentials", [.string(name.rawValue)])
+        } catch let error as DBusError where error.name == .nameHasNoOwner {
+            return nil
+        }
+        guard let entries = reply.body.first?.variantDictionary else {
+            throw TransportError.unexpectedReply.with(detail: "GetConnectionCredentials returned \(reply.signature)")
+        }
+        return ConnectionCredentials(unixUserID: entries["UnixUserID"]?.uint32, processID: entries["ProcessID"]?.uint32)
+    }
+}
+
+/// The credentials a bus reports for a connection. Either may be missing: buses on other systems may not know them.
+public struct ConnectionCredentials: Sendable, Hashable {
+    public var unixUserID: UInt32?
+    public var processID: UInt32?
+
+    public init(unixUserID: UInt32?, processID: UInt32?) {
+        self.unixUserID = unixUserID
+        self.processID = processID
+    }
 }

@@ -13,6 +13,7 @@ extension ConfigFile {
     public init(parsing text: String, file: String) throws(ConfigFileError) {
         var policy = AutoLockPolicy()
         var allowReplacement = false
+        var access = AccessPolicy()
         var section: Section?
         var sectionLines: [Section: Int] = [:]
         var keyLines: [Key: Int] = [:]
@@ -58,6 +59,18 @@ extension ConfigFile {
                 }
                 continue
             }
+            if key == .accessControl {
+                guard let mode = AccessControl(rawValue: String(value)) else {
+                    throw failure("access-control: expected off, ask or strict, not "
+                        + (value.isEmpty ? "nothing" : "'\(value)'"))
+                }
+                switch section {
+                case .defaults: access.defaults = mode
+                case .collection(let id): access.collections[id] = mode
+                case .daemon: break  // belongs(in:) already refused it
+                }
+                continue
+            }
             var settings = section.settings(in: policy)
             switch key {
             case .onSleep, .onScreenLock:
@@ -71,7 +84,7 @@ extension ConfigFile {
             }
             section.store(settings, in: &policy)
         }
-        self.init(autoLock: policy, allowReplacement: allowReplacement)
+        self.init(autoLock: policy, allowReplacement: allowReplacement, accessPolicy: access)
     }
 
     // MARK: - Pieces
@@ -82,8 +95,9 @@ extension ConfigFile {
         case onSleep = "lock-on-sleep"
         case onScreenLock = "lock-on-screen-lock"
         case allowReplacement = "allow-replacement"
+        case accessControl = "access-control"
 
-        /// The auto-lock keys go under [defaults] or a collection; daemon-wide settings under [daemon].
+        /// The auto-lock and access keys go under [defaults] or a collection; daemon-wide settings under [daemon].
         func belongs(in section: Section) -> Bool {
             (self == .allowReplacement) == (section == .daemon)
         }

@@ -11,10 +11,14 @@ public struct ConfigFile: Sendable, Hashable {
     public var autoLock: AutoLockPolicy
     /// `allow-replacement`: whether another provider may take `org.freedesktop.secrets` over.
     public var allowReplacement: Bool
+    /// The `access-control` settings (docs/ACCESS-CONTROL.md).
+    public var accessPolicy: AccessPolicy
 
-    public init(autoLock: AutoLockPolicy = .off, allowReplacement: Bool = false) {
+    public init(autoLock: AutoLockPolicy = .off, allowReplacement: Bool = false,
+                accessPolicy: AccessPolicy = AccessPolicy()) {
         self.autoLock = autoLock
         self.allowReplacement = allowReplacement
+        self.accessPolicy = accessPolicy
     }
 
     /// Larger files are refused: the format needs a few lines, and reading stays bounded.

@@ -30,6 +30,8 @@ public struct DaemonConfiguration: Sendable {
     public var keyDerivation: Argon2idParameters
     /// Which collections lock themselves after idle or unlocked time; off unless the configuration file says so.
     public var autoLock: AutoLockPolicy
+    /// Which collections guard their items from applications that did not create them (`access-control`).
+    public var accessPolicy: AccessPolicy
     /// The logind session whose screen lock locks collections (`XDG_SESSION_ID`); `nil` asks logind.
     public var loginSessionID: String?
 
@@ -38,7 +40,8 @@ public struct DaemonConfiguration: Sendable {
                 clientLimits: ClientLimits = .default, dataDirectory: String? = nil, loginPassword: SecretBytes? = nil,
                 loginChannelDirectory: String? = nil, credentialsDirectory: String? = nil,
                 keyDerivation: Argon2idParameters = .default, autoLock: AutoLockPolicy = .off,
-                loginSessionID: String? = nil) {
+                loginSessionID: String? = nil, accessPolicy: AccessPolicy = AccessPolicy()) {
+        self.accessPolicy = accessPolicy
         self.busAddress = busAddress
         self.replace = replace
         self.allowReplacement = allowReplacement

@@ -53,7 +53,8 @@ public final class SecretServiceDaemon: Service {
         let agentTimeout = (configuration.prompter as? PinentryPrompter)?.configuration.timeout ?? .seconds(300)
         let router = Router(store: store, prompter: configuration.prompter,
                             sender: ConnectionSender(connection: connection, logger: logger),
-                            clientLimits: configuration.clientLimits, promptAgentTimeout: agentTimeout, logger: logger)
+                            clientLimits: configuration.clientLimits, promptAgentTimeout: agentTimeout,
+                            accessPolicy: configuration.accessPolicy, logger: logger)
         try await connection.registerObjectTree(at: SecretServiceNames.servicePath)
         // The Secret portal's backend: xdg-desktop-portal calls whichever name its .portal file gives
         // (dbus/coffer.portal says org.freedesktop.secrets) at this path.
@@ -258,6 +259,15 @@ struct ConnectionSender: MessageSender {
 
     func call(_ message: Message, timeout: Duration) async throws -> Message {
         try await connection.call(message, timeout: timeout)
+    }
+
+    func connectionCredentials(of name: BusName) async -> ConnectionCredentials? {
+        do {
+            return try await connection.connectionCredentials(of: name)
+        } catch {
+            logger.warning("could not ask the bus for a client's credentials", metadata: ["error": "\(error)"])
+            return nil
+        }
     }
 
     func isOnBus(_ name: BusName) async -> Bool {

@@ -21,6 +21,35 @@ extension SecretStore {
         return try state.info(of: stored)
     }
 
+    /// Which application created the item and which others the user always allowed to use it. Sealed like the
+    /// rest of the metadata, so only known while unlocked.
+    /// - Throws: `noSuchObject`, `isLocked`.
+    public func itemOwnership(collection: String, item: String) throws(SecretServiceError) -> ItemOwnership {
+        let state = try unlockedState(of: collection)
+        guard state.items[item] != nil, let meta = try openMeta(item, in: state) else {
+            throw .noSuchObject("no such item")
+        }
+        return ItemOwnership(creator: meta.creator, allowed: meta.allowed)
+    }
+
+    /// Replaces the applications always allowed to use an item. Written to the file like any change of the item,
+    /// but the item's and the collection's `Modified` stay: a decision about access is not a change of content.
+    /// - Throws: `noSuchObject`, `isLocked`, `failed`.
+    public func setAllowedApplications(_ allowed: [String], collection: String, item: String)
+        async throws(SecretServiceError) {
+        await waitForCompaction(of: collection)
+        let state = try unlockedState(of: collection)
+        guard let stored = state.items[item], var meta = try openMeta(item, in: state) else {
+            throw .noSuchObject("no such item")
+        }
+        guard meta.allowed != allowed else { return }
+        meta.allowed = allowed
+        let collectionModified = state.modified
+        let pending = try write(stored, meta: meta, secret: nil, in: state)
+        collections[collection]?.modified = collectionModified
+        try await settle(pending)
+    }
+
     /// Whether an item exists.
     public func itemExists(collection: String, item: String) -> Bool {
         collections[collection]?.items[item] != nil
@@ -66,10 +95,12 @@ extension SecretStore {
 
     /// Creates an item, or with `replace` updates in place the first (newest) item whose attributes contain all of
     /// `attributes`, as gnome-keyring and KeePassXC do.
+    /// - Parameter creator: the application identity recorded in a new item's sealed metadata; a replaced item
+    ///   keeps the creator it had.
     /// - Returns: the item's identifier and whether it is new.
     /// - Throws: `noSuchObject`, `isLocked`, `limitsExceeded`, `invalidArgs`, `failed`.
     public func createItem(in collection: String, label: String, attributes: [String: String],
-                           secret: StoredSecret, replace: Bool) async throws(SecretServiceError)
+                           secret: StoredSecret, replace: Bool, creator: String? = nil) async throws(SecretServiceError)
         -> (id: String, created: Bool) {
         await waitForCompaction(of: collection)
         try limits.check(label: label)
@@ -81,7 +112,7 @@ extension SecretStore {
             try limits.check(totalSecretBytes: storedSecretBytes(), adding: secret.value.count,
                              removing: existing.sealed.secretByteCount)
             let meta = ItemMeta(label: label, attributes: attributes, contentType: secret.contentType,
-                                created: old.created, modified: now)
+                                created: old.created, modified: now, creator: old.creator)
             let pending = try write(existing, meta: meta, secret: secret.value, in: state)
             eventSink.yield(.itemChanged(collection: collection, item: existing.id, [.label, .attributes, .modified]))
             eventSink.yield(.collectionChanged(collection, [.modified]))
@@ -95,7 +126,7 @@ extension SecretStore {
                               sealed: SealedItem(tags: [], meta: SealedBlob(nonce: [], sealed: []),
                                                  secret: SealedBlob(nonce: [], sealed: [])))
         let meta = ItemMeta(label: label, attributes: attributes, contentType: secret.contentType, created: now,
-                            modified: now)
+                            modified: now, creator: creator)
         let pending = try write(item, meta: meta, secret: secret.value, in: state)
         collections[collection]?.nextSequence = sequence + 1
         eventSink.yield(.itemCreated(collection: collection, item: item.id))

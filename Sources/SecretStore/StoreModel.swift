@@ -71,3 +71,16 @@ public enum StoreEvent: Sendable, Hashable {
     /// The set of collections changed (create, delete) — the service's `Collections` property.
     case collectionsListChanged
 }
+
+/// Who may use an item without asking: its creator and the applications the user always allowed
+/// (application identities as the daemon writes them; `creator` is `nil` for items that have none, made before
+/// creators were recorded, or imported).
+public struct ItemOwnership: Sendable, Hashable {
+    public var creator: String?
+    public var allowed: [String]
+
+    public init(creator: String?, allowed: [String]) {
+        self.creator = creator
+        self.allowed = allowed
+    }
+}

@@ -75,6 +75,9 @@ struct Cofferd: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Read settings from this file instead of $XDG_CONFIG_HOME/coffer/cofferd.conf; it must exist.", valueName: "file"))
     var config: String?
 
+    @Option(help: ArgumentHelp("Access control for collections the configuration file gives no access-control of their own: off, ask (the default) or strict. Overrides access-control under [defaults]; see docs/ACCESS-CONTROL.md.", valueName: "mode"))
+    var accessControl: String?
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel = "info"
 
@@ -106,7 +109,14 @@ struct Cofferd: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "cofferd")
-        let settings = Self.loadSettings(from: config)
+        var settings = Self.loadSettings(from: config)
+        if let accessControl {
+            guard let mode = AccessControl(rawValue: accessControl) else {
+                Self.fail("--access-control: expected off, ask or strict, not '\(accessControl)'",
+                          status: ExitStatus.failure)
+            }
+            settings.accessPolicy.defaults = mode
+        }
         do {
             try SecretCrypto.initialize()
         } catch {
@@ -146,7 +156,8 @@ struct Cofferd: AsyncParsableCommand {
                 loginChannelDirectory: Self.loginChannelDirectory(),
                 credentialsDirectory: Self.credentialsDirectory,
                 keyDerivation: Argon2idParameters(iterations: kdfIterations, memoryKiB: kdfMemory, parallelism: 1),
-                autoLock: settings.autoLock, loginSessionID: Environment.value("XDG_SESSION_ID")),
+                autoLock: settings.autoLock, loginSessionID: Environment.value("XDG_SESSION_ID"),
+                accessPolicy: settings.accessPolicy),
             logger: logger)
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(

@@ -22,6 +22,8 @@ struct ActivationTests {
                 "XDG_RUNTIME_DIR": bus.directory.path,
             ]
             try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+            // coffer stores and secret-tool reads: two applications, which access control would ask about.
+            try DaemonHarness.turnAccessControlOff(configHome: home.appendingPathComponent(".config"))
             let control = try await bus.connect()
             _ = try await control.call(.methodCall(
                 destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",

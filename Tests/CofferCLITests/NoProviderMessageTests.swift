@@ -39,6 +39,7 @@ struct NoProviderMessageTests {
             "restore": ([archive], "archive pass\n"),
             "key-slots": (["list", "login"], ""),
             "prompt-agent": ([], ""),
+            "access": (["list"], ""),
         ]
     }
 

@@ -75,7 +75,7 @@ struct ConfigFileTests {
     func unknownNames() {
         #expect(problem("[defaults]\n\nlock-after-idel = 15m\n")
             == "test.conf:3: unknown key 'lock-after-idel' (expected lock-after-idle or lock-after or lock-on-sleep or "
-            + "lock-on-screen-lock)")
+            + "lock-on-screen-lock or access-control)")
         #expect(problem("[defualts]\n")
             == "test.conf:1: unknown section [defualts] (expected [daemon], [defaults] or [collection ID])")
         #expect(problem("[defaults]\n[collection]\n")
@@ -206,6 +206,30 @@ struct ConfigFileTests {
         }
         #expect(throws: ConfigFileError(file: directory, line: nil, problem: "cannot read: Is a directory")) {
             try ConfigFile.load(path: directory, required: false)
+        }
+    }
+}
+
+@Suite("Configuration file: access-control")
+struct AccessControlConfigTests {
+    @Test("access-control under [defaults] and [collection ID]; ask when unset")
+    func parsed() throws {
+        #expect(try ConfigFile(parsing: "", file: "t").accessPolicy.mode(for: "login") == .ask)
+        let policy = try ConfigFile(parsing: "[defaults]\naccess-control = strict\n[collection work]\naccess-control = off\n",
+                                    file: "t").accessPolicy
+        #expect(policy.mode(for: "login") == .strict)
+        #expect(policy.mode(for: "work") == .off)
+        #expect(!policy.isOff)
+        #expect(AccessPolicy(defaults: .off).isOff)
+    }
+
+    @Test("a wrong value or section is a one-line error")
+    func refused() {
+        #expect(throws: ConfigFileError(file: "t", line: 2, problem: "access-control: expected off, ask or strict, not 'maybe'")) {
+            try ConfigFile(parsing: "[defaults]\naccess-control = maybe\n", file: "t")
+        }
+        #expect(throws: ConfigFileError(file: "t", line: 2, problem: "'access-control' belongs under [defaults] or [collection ID]")) {
+            try ConfigFile(parsing: "[daemon]\naccess-control = ask\n", file: "t")
         }
     }
 }

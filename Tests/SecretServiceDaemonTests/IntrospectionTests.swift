@@ -63,6 +63,7 @@ struct IntrospectionTests {
         .appendingPathComponent("\(SecretServiceNames.gnomeInternalInterface).xml")
     static let keySlotsFile = dbusDirectory.appendingPathComponent("\(SecretServiceNames.keySlotsInterface).xml")
     static let cofferFile = dbusDirectory.appendingPathComponent("\(SecretServiceNames.cofferInterface).xml")
+    static let accessFile = dbusDirectory.appendingPathComponent("\(SecretServiceNames.accessInterface).xml")
 
     func introspect(_ h: RouterHarness, _ path: ObjectPath) async throws -> IntrospectionSummary {
         let body = try await h.ok(path, SecretServiceNames.introspectableInterface, "Introspect")
@@ -81,6 +82,9 @@ struct IntrospectionTests {
         let coffer = try IntrospectionSummary.parse(try String(contentsOf: Self.cofferFile, encoding: .utf8))
         let cofferName = SecretServiceNames.cofferInterface.rawValue
         #expect(Array(coffer.interfaces.keys) == [cofferName])
+        let access = try IntrospectionSummary.parse(try String(contentsOf: Self.accessFile, encoding: .utf8))
+        let accessName = SecretServiceNames.accessInterface.rawValue
+        #expect(Array(access.interfaces.keys) == [accessName])
         let h = try await RouterHarness()
         let session = try await h.plainSession()
         let created = try await h.ok(defaultAlias, nil, "CreateItem", [
@@ -111,10 +115,13 @@ struct IntrospectionTests {
                         "\(path): \(keySlotsName) differs")
                 #expect(served.interfaces[cofferName] == coffer.interfaces[cofferName],
                         "\(path): \(cofferName) differs")
+                #expect(served.interfaces[accessName] == access.interfaces[accessName],
+                        "\(path): \(accessName) differs")
             } else {
                 #expect(served.interfaces[gnomeName] == nil, "\(path) serves \(gnomeName)")
                 #expect(served.interfaces[keySlotsName] == nil, "\(path) serves \(keySlotsName)")
                 #expect(served.interfaces[cofferName] == nil, "\(path) serves \(cofferName)")
+                #expect(served.interfaces[accessName] == nil, "\(path) serves \(accessName)")
             }
             for standard in ["org.freedesktop.DBus.Properties", "org.freedesktop.DBus.Introspectable",
                              "org.freedesktop.DBus.Peer"] {

@@ -15,7 +15,8 @@ extension DaemonHarness {
         var logger = Logger(label: "cofferd") { label in FileLogHandler(label: label, sink: sink) }
         logger.logLevel = .debug
         let daemon = SecretServiceDaemon(
-            configuration: DaemonConfiguration(busAddress: bus.address, prompter: prompter),
+            // Access control off, as for subprocesses (startSubprocess says why).
+            configuration: DaemonConfiguration(busAddress: bus.address, prompter: prompter, accessPolicy: .off),
             logger: logger)
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(
             services: [.init(service: daemon, successTerminationBehavior: .gracefullyShutdownGroup)],

@@ -15,6 +15,9 @@ extension DaemonHarness {
         /// `HANG`, …); `nil` means 64 copies of ``DaemonHarness/testLoginPassword``. Each start begins at the
         /// first answer, with an empty `<name>.pinentry-log`.
         public var pinentryAnswers: [String]?
+        /// The scripted pinentry's answers to confirmations (`OK`, `NOTOK`, `CANCEL`), in order; `nil` answers
+        /// every confirmation OK.
+        public var pinentryConfirms: [String]? = nil
         /// Added to (and overriding) the daemon's environment.
         public var environment: [String: String]
         /// Names the instance's files in the bus directory: `<name>.log`, `<name>.pinentry-log`, … Give restarts
@@ -46,6 +49,15 @@ extension DaemonHarness {
         }
     }
 
+    /// Writes `CONFIG_HOME/coffer/cofferd.conf` with `access-control = off`, for a cofferd the test does not start
+    /// itself (D-Bus activation, `coffer takeover`) in a test that mixes programs for another purpose
+    /// (`startSubprocess` says why).
+    public static func turnAccessControlOff(configHome: URL) throws {
+        let directory = configHome.appendingPathComponent("coffer", isDirectory: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try Data("[defaults]\naccess-control = off\n".utf8).write(to: directory.appendingPathComponent("cofferd.conf"))
+    }
+
     /// Argon2id settings that make each new password cost milliseconds, for tests that start cofferd many times.
     public static let cheapKeyDerivation = ["--kdf-iterations", "1", "--kdf-memory", "256"]
 
@@ -58,7 +70,8 @@ extension DaemonHarness {
         try await startSubprocess(on: bus, timeout: options.timeout, extraArguments: options.arguments,
                                   loginPassword: options.loginPassword, logName: options.name,
                                   pinentryAnswers: options.pinentryAnswers, extraEnvironment: options.environment,
-                                  freshPinentryState: true, launcher: options.launcher)
+                                  freshPinentryState: true, launcher: options.launcher,
+                                  pinentryConfirms: options.pinentryConfirms)
     }
 
     /// Where cofferd keeps its collection files: `$XDG_DATA_HOME/coffer`.

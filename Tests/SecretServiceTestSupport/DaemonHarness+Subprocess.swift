@@ -17,7 +17,8 @@ extension DaemonHarness {
     static func startSubprocess(on bus: TestBus, timeout: Duration, extraArguments: [String] = [],
                                 loginPassword: String? = nil, logName: String = "cofferd",
                                 pinentryAnswers: [String]? = nil, extraEnvironment: [String: String] = [:],
-                                freshPinentryState: Bool = false, launcher: [String] = []) async throws
+                                freshPinentryState: Bool = false, launcher: [String] = [],
+                                pinentryConfirms: [String]? = nil) async throws
         -> DaemonHarness {
         let executable = try executableURL()
         var environment = try scratchEnvironment(in: bus)
@@ -32,7 +33,9 @@ extension DaemonHarness {
         try Data(answers.joined(separator: ",").utf8).write(to: answersFile)
         let pinentryState = bus.directory.appendingPathComponent("\(logName).pinentry-state")
         let pinentryLog = bus.directory.appendingPathComponent("\(logName).pinentry-log")
+        let confirmState = bus.directory.appendingPathComponent("\(logName).pinentry-confirm-state")
         if freshPinentryState {
+            try? FileManager.default.removeItem(at: confirmState)
             try? FileManager.default.removeItem(at: pinentryState)
             try? FileManager.default.removeItem(at: pinentryLog)
         }
@@ -40,7 +43,9 @@ extension DaemonHarness {
             at: bus.directory.appendingPathComponent("\(logName).pinentry-settings"),
             ["COFFER_TEST_PINENTRY_ANSWERS_FILE": answersFile.path,
              "COFFER_TEST_PINENTRY_STATE": pinentryState.path,
-             "COFFER_TEST_PINENTRY_LOG": pinentryLog.path]).path
+             "COFFER_TEST_PINENTRY_LOG": pinentryLog.path,
+             "COFFER_TEST_PINENTRY_CONFIRMS": (pinentryConfirms ?? []).joined(separator: ","),
+             "COFFER_TEST_PINENTRY_CONFIRM_STATE": confirmState.path]).path
         let pinentry = scriptedPinentry()
         environment["DISPLAY"] = DaemonHarness.scriptedPinentryDisplay
         environment.merge(extraEnvironment) { $1 }
@@ -48,12 +53,17 @@ extension DaemonHarness {
 
         let process = Process()
         process.executableURL = launcher.first.map { URL(fileURLWithPath: $0) } ?? executable
-        process.arguments = launcher.dropFirst() + (launcher.isEmpty ? [] : [executable.path]) + ["--address", bus.address, "--foreground", "--log-level", "debug",
-                             "--pinentry", pinentry.path]
-            // Tests check behaviour, not key-derivation cost: dozens of daemons start at once on two cores. A test
-            // that wants other parameters passes them in `extraArguments`, which come later and win.
-            + ["--kdf-iterations", "1", "--kdf-memory", "256"] + extraArguments
-            + (loginPassword == nil ? [] : ["--unlock"])
+        let launching: [String] = Array(launcher.dropFirst()) + (launcher.isEmpty ? [] : [executable.path])
+        // Tests check behaviour, not key-derivation cost: dozens of daemons start at once on two cores. A test
+        // that wants other parameters passes them in `extraArguments`, which come later and win.
+        let cheap: [String] = ["--kdf-iterations", "1", "--kdf-memory", "256"]
+        // Suites mix secret-tool, python, the coffer CLI and this process on one keyring, which access control
+        // would rightly turn into prompts; they test other things. Access-control suites pass
+        // `--access-control ask`, which comes later and wins.
+        let access: [String] = ["--access-control", "off"]
+        let unlock: [String] = loginPassword == nil ? [] : ["--unlock"]
+        process.arguments = launching + ["--address", bus.address, "--foreground", "--log-level", "debug",
+                                      "--pinentry", pinentry.path] + cheap + access + extraArguments + unlock
         process.environment = environment
         process.currentDirectoryURL = bus.directory
         if let loginPassword {

@@ -19,7 +19,8 @@ extension CollectionAdaptor {
     ///
     /// The secret is decoded now, so a bad session fails the call rather than the prompt, and waits in secure
     /// memory until the prompt ends.
-    func createFirstItem(properties: [String: DBusValue], secret: WireSecret, replace: Bool, caller: BusName)
+    func createFirstItem(properties: [String: DBusValue], secret: WireSecret, replace: Bool, caller: BusName,
+                         receivedAt: UInt64)
         async throws(SecretServiceError) -> HandlerResult {
         let (label, attributes) = try Self.itemFields(properties)
         let session = try await context.session(at: secret.session, caller: caller)
@@ -29,6 +30,7 @@ extension CollectionAdaptor {
         }
         let store = context.store
         let logger = context.logger
+        let creator = await context.access.creator(for: caller, receivedAt: receivedAt)
         let work = PromptWork(emptyResult: .objectPath(.root)) { windowID in
             var collection = await store.resolveAlias(SecretServiceNames.defaultAlias)
             if collection == nil {
@@ -53,7 +55,7 @@ extension CollectionAdaptor {
             guard let collection else { return nil }
             do {
                 let (item, _) = try await store.createItem(in: collection, label: label, attributes: attributes,
-                                                           secret: value, replace: replace)
+                                                           secret: value, replace: replace, creator: creator)
                 return .objectPath(Paths.item(collection, item))
             } catch {
                 logger.notice("the first item could not be stored", metadata: ["error": "\(error)"])

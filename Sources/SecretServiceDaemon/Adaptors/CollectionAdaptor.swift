@@ -15,18 +15,25 @@ struct CollectionAdaptor {
         if case .unsetDefaultAlias = call.node {
             guard call.member == "CreateItem" else { throw .noSuchObject("no such collection") }
             return try await createFirstItem(properties: args.properties(0), secret: args.secret(1),
-                                             replace: args.bool(2), caller: call.caller)
+                                             replace: args.bool(2), caller: call.caller, receivedAt: call.receivedAt)
         }
         guard case .collection(let id, _) = call.node else { throw .unknownMethod("not a collection") }
         switch call.member {
         case "Delete":
             return try await delete(id, caller: call.caller)
         case "SearchItems":
-            let found = try await context.store.search(in: id, try args.attributes(0))
+            var found = try await context.store.search(in: id, try args.attributes(0))
+            if context.access.hides(id) {
+                var shown: [String] = []
+                for item in found where await context.access.permits(call.caller, collection: id, item: item) {
+                    shown.append(item)
+                }
+                found = shown
+            }
             return HandlerResult([.objectPaths(found.map { Paths.item(id, $0) })])
         case "CreateItem":
             return try await createItem(in: id, properties: args.properties(0), secret: args.secret(1),
-                                        replace: args.bool(2), caller: call.caller)
+                                        replace: args.bool(2), call: call)
         default:
             throw .unknownMethod("no method '\(call.member)' in the Collection interface")
         }
@@ -34,9 +41,12 @@ struct CollectionAdaptor {
 
     /// `Delete() → (o prompt)`. An unlocked collection goes at once. A locked one is deleted only once a prompt
     /// has unlocked it: deleting must take no less than reading, or anyone on the bus could destroy a collection
-    /// whose password they never knew. A dismissed prompt leaves it (and its file) as it was.
+    /// whose password they never knew. A dismissed prompt leaves it (and its file) as it was. Under access control,
+    /// a collection holding items of other applications is deleted only once the user allowed it, in the same way.
     private func delete(_ id: String, caller: BusName) async throws(SecretServiceError) -> HandlerResult {
-        guard try await context.store.collectionInfo(id, countingItemTimes: false).isLocked else {
+        let flow = ConsentFlow(context: context)
+        if try await !context.store.collectionInfo(id, countingItemTimes: false).isLocked,
+           await flow.othersItems(in: id, caller: caller) == 0 {
             try await context.store.deleteCollection(id)
             return HandlerResult([.objectPath(.root)])
         }
@@ -45,20 +55,32 @@ struct CollectionAdaptor {
             let unlocked = await context.unlocks.unlock(id) {
                 await UnlockFlow(context: context).run(id, windowID: windowID, caller: caller)
             }
-            guard unlocked, !Task.isCancelled, (try? await context.store.deleteCollection(id)) != nil else { return nil }
+            guard unlocked, !Task.isCancelled,
+                  await flow.allowsDeletion(of: id, windowID: windowID, caller: caller), !Task.isCancelled,
+                  (try? await context.store.deleteCollection(id)) != nil else { return nil }
             return .objectPaths([Paths.collection(id)])
         }
         let prompt = try await context.clients.createPrompt(owner: caller, work: work)
         return HandlerResult([.objectPath(Paths.prompt(prompt))])
     }
 
+    /// `CreateItem`. The new item records the caller's identity as its creator. Replacing an item the caller may
+    /// not use would change another application's secret unasked, so the caller gets an item of its own beside it
+    /// instead: its later lookups find its own (newest) item.
     private func createItem(in collection: String, properties: [String: DBusValue], secret: WireSecret, replace: Bool,
-                            caller: BusName) async throws(SecretServiceError) -> HandlerResult {
+                            call: MethodCall) async throws(SecretServiceError) -> HandlerResult {
+        let caller = call.caller
         let (label, attributes) = try Self.itemFields(properties)
         let session = try await context.session(at: secret.session, caller: caller)
         let value = try session.decode(secret)
+        var replace = replace
+        if replace, let existing = try await context.store.search(in: collection, attributes).first,
+           await !context.access.permits(caller, collection: collection, item: existing) {
+            replace = false
+        }
+        let creator = await context.access.creator(for: caller, receivedAt: call.receivedAt)
         let (item, _) = try await context.store.createItem(in: collection, label: label, attributes: attributes,
-                                                           secret: value, replace: replace)
+                                                           secret: value, replace: replace, creator: creator)
         return HandlerResult([.objectPath(Paths.item(collection, item)), .objectPath(.root)])
     }
 

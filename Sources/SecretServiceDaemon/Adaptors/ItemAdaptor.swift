@@ -13,6 +13,11 @@ struct ItemAdaptor {
     func call(_ call: MethodCall) async throws(SecretServiceError) -> HandlerResult {
         guard case .item(let collection, let item, _) = call.node else { throw .unknownMethod("not an item") }
         let args = Arguments(call)
+        // Every member uses the item: one another application created needs the user's consent first (Unlock).
+        guard await context.access.permits(call.caller, collection: collection, item: item) else {
+            _ = try await context.store.collectionInfo(collection)
+            throw .isLocked("the item is locked for this application; unlock it to ask the user")
+        }
         switch call.member {
         case "Delete":
             try await context.store.deleteItem(collection: collection, item: item)
@@ -33,19 +38,30 @@ struct ItemAdaptor {
 
     // MARK: - Properties
 
-    func properties(collection: String, item: String) async throws(SecretServiceError) -> [String: DBusValue] {
+    /// The item's properties as `caller` sees them: locked when it may not use the item, and under `strict`
+    /// without label or attributes. Signals, seen by every client, pass no caller: they tell the collection's lock
+    /// state, and under `strict` no label or attributes.
+    func properties(collection: String, item: String, caller: BusName?) async throws(SecretServiceError)
+        -> [String: DBusValue] {
         let info = try await context.store.itemInfo(collection: collection, item: item)
+        var permitted = false
+        if let caller { permitted = await context.access.permits(caller, collection: collection, item: item) }
+        let hidden = !permitted && context.access.hides(collection)
+        if caller == nil { permitted = true }
         return [
-            "Locked": .boolean(info.isLocked),
-            "Attributes": .stringDictionary(info.attributes),
-            "Label": .string(info.label),
+            "Locked": .boolean(info.isLocked || !permitted),
+            "Attributes": .stringDictionary(hidden ? [:] : info.attributes),
+            "Label": .string(hidden ? "" : info.label),
             "Created": .uint64(info.created),
             "Modified": .uint64(info.modified),
         ]
     }
 
-    func setProperty(_ name: String, to value: DBusValue, collection: String, item: String)
+    func setProperty(_ name: String, to value: DBusValue, collection: String, item: String, caller: BusName)
         async throws(SecretServiceError) {
+        guard await context.access.permits(caller, collection: collection, item: item) else {
+            throw .isLocked("the item is locked for this application; unlock it to ask the user")
+        }
         switch name {
         case "Label":
             guard let label = value.string else { throw .invalidArgs("Label must be a string") }

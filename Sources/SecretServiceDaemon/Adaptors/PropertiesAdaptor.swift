@@ -14,14 +14,15 @@ struct PropertiesAdaptor {
         switch call.member {
         case "Get":
             let (interface, name) = (try args.string(0), try args.string(1))
-            let values = try await properties(of: call.node, interface: interface)
+            let values = try await properties(of: call.node, interface: interface, caller: call.caller)
             guard let value = values[name] else { throw .unknownProperty("no property '\(name)' on this object") }
             return HandlerResult([.variant(value)])
         case "GetAll":
-            let values = try await properties(of: call.node, interface: try args.string(0))
+            let values = try await properties(of: call.node, interface: try args.string(0), caller: call.caller)
             return HandlerResult([.variantDictionary(values)])
         case "Set":
-            try await set(try args.string(1), to: try args.variant(2), interface: try args.string(0), on: call.node)
+            try await set(try args.string(1), to: try args.variant(2), interface: try args.string(0), on: call.node,
+                          caller: call.caller)
             return HandlerResult()
         default:
             throw .unknownMethod("no method '\(call.member)' in the Properties interface")
@@ -29,7 +30,8 @@ struct PropertiesAdaptor {
     }
 
     /// The properties of the node's interface `interface` (all of its interfaces when empty).
-    private func properties(of node: Node, interface: String) async throws(SecretServiceError) -> [String: DBusValue] {
+    private func properties(of node: Node, interface: String, caller: BusName) async throws(SecretServiceError)
+        -> [String: DBusValue] {
         let own = node.interfaces.first!
         guard interface.isEmpty || node.interfaces.contains(where: { $0.name.rawValue == interface }) else {
             throw .invalidArgs("no interface '\(interface)' on this object")
@@ -39,14 +41,14 @@ struct PropertiesAdaptor {
         case .service: return await ServiceAdaptor(context: context).properties()
         case .collection(let id, _): return try await CollectionAdaptor(context: context).properties(of: id)
         case .item(let collection, let item, _):
-            return try await ItemAdaptor(context: context).properties(collection: collection, item: item)
+            return try await ItemAdaptor(context: context).properties(collection: collection, item: item, caller: caller)
         case .unsetDefaultAlias: throw .noSuchObject("no such collection")
         case .portal: return PortalSecretAdaptor.properties
         case .session, .prompt, .finishedPrompt, .directory: return [:]
         }
     }
 
-    private func set(_ name: String, to value: DBusValue, interface: String, on node: Node)
+    private func set(_ name: String, to value: DBusValue, interface: String, on node: Node, caller: BusName)
         async throws(SecretServiceError) {
         let candidates = interface.isEmpty ? node.interfaces : node.interfaces.filter { $0.name.rawValue == interface }
         guard !candidates.isEmpty else { throw .invalidArgs("no interface '\(interface)' on this object") }
@@ -61,7 +63,8 @@ struct PropertiesAdaptor {
         case .collection(let id, _):
             try await CollectionAdaptor(context: context).setProperty(name, to: value, of: id)
         case .item(let collection, let item, _):
-            try await ItemAdaptor(context: context).setProperty(name, to: value, collection: collection, item: item)
+            try await ItemAdaptor(context: context).setProperty(name, to: value, collection: collection, item: item,
+                                                                caller: caller)
         default:
             throw .propertyReadOnly("the property '\(name)' is read-only")
         }

@@ -8,16 +8,22 @@ import SecretStore
 
 extension ServiceAdaptor {
     /// `Unlock(ao) → (ao unlocked, o prompt)`: objects already unlocked come back at once; the locked ones are
-    /// unlocked by one prompt whose `Completed` result lists them. Unknown paths are ignored.
+    /// unlocked by one prompt whose `Completed` result lists them. Unknown paths are ignored. An item is locked
+    /// for the caller too when another application created it: the prompt then asks the user whether this
+    /// application may use it (after the collection's password, if the collection is locked), and the result
+    /// lists the items allowed.
     func unlock(_ objects: [ObjectPath], caller: BusName) async throws(SecretServiceError) -> HandlerResult {
         var unlocked: [ObjectPath] = []
-        var pending: [(path: ObjectPath, collection: String)] = []
+        var pending: [(path: ObjectPath, collection: String, item: String?)] = []
         for path in objects {
             guard let collection = await owningCollection(of: path),
                   let info = try? await context.store.collectionInfo(collection, countingItemTimes: false)
             else { continue }
+            let item = await context.itemAddress(for: path)?.item
             if info.isLocked {
-                pending.append((path, collection))
+                pending.append((path, collection, item))
+            } else if let item, await !context.access.permits(caller, collection: collection, item: item) {
+                pending.append((path, collection, item))
             } else {
                 unlocked.append(path)
             }
@@ -28,14 +34,25 @@ extension ServiceAdaptor {
         let context = context
         let work = PromptWork(emptyResult: .objectPaths([])) { windowID in
             var unlocked = Set<String>()
-            for (_, collection) in requested where !unlocked.contains(collection) {
+            for (_, collection, _) in requested where !unlocked.contains(collection) {
                 let done = await context.unlocks.unlock(collection) {
                     await UnlockFlow(context: context).run(collection, windowID: windowID, caller: caller)
                 }
                 guard done, !Task.isCancelled else { return nil }
                 unlocked.insert(collection)
             }
-            return .objectPaths(requested.map(\.path))
+            var allowed: [ObjectPath] = []
+            for (path, collection, item) in requested {
+                if let item {
+                    let flow = ConsentFlow(context: context)
+                    guard await flow.run(collection: collection, item: item, windowID: windowID, caller: caller),
+                          !Task.isCancelled
+                    else { continue }
+                }
+                allowed.append(path)
+            }
+            // Nothing allowed: the user dismissed the prompt.
+            return allowed.isEmpty ? nil : .objectPaths(allowed)
         }
         let prompt = try await context.clients.createPrompt(owner: caller, work: work)
         return context.registered([.objectPaths(unlocked), .objectPath(Paths.prompt(prompt))], for: caller)

@@ -18,7 +18,7 @@ struct ServiceAdaptor {
         case "OpenSession": return try await openSession(algorithm: args.string(0), input: args.variant(1), caller: call.caller)
         case "CreateCollection":
             return try await createCollection(properties: args.properties(0), alias: args.string(1), caller: call.caller)
-        case "SearchItems": return await searchItems(try args.attributes(0))
+        case "SearchItems": return await searchItems(try args.attributes(0), caller: call.caller)
         case "Unlock": return try await unlock(try args.objectPaths(0), caller: call.caller)
         case "Lock": return try await lock(try args.objectPaths(0))
         case "GetSecrets": return try await getSecrets(items: args.objectPaths(0), session: args.objectPath(1), caller: call.caller)
@@ -109,10 +109,22 @@ struct ServiceAdaptor {
         return text
     }
 
-    private func searchItems(_ attributes: [String: String]) async -> HandlerResult {
-        let found = await context.store.search(attributes)
-        let unlocked = found.filter { !$0.isLocked }.map { Paths.item($0.collection, $0.item) }
-        let locked = found.filter(\.isLocked).map { Paths.item($0.collection, $0.item) }
+    /// `SearchItems`: items the caller may not use come back in the locked list (so clients unlock them, which
+    /// asks the user), or under `strict` not at all.
+    private func searchItems(_ attributes: [String: String], caller: BusName) async -> HandlerResult {
+        var unlocked: [ObjectPath] = []
+        var locked: [ObjectPath] = []
+        for found in await context.store.search(attributes) {
+            let path = Paths.item(found.collection, found.item)
+            if found.isLocked {
+                // Nobody's creator is known while the collection is locked: shown locked to everyone.
+                locked.append(path)
+            } else if await context.access.permits(caller, collection: found.collection, item: found.item) {
+                unlocked.append(path)
+            } else if !context.access.hides(found.collection) {
+                locked.append(path)
+            }
+        }
         return HandlerResult([.objectPaths(unlocked), .objectPaths(locked)])
     }
 
@@ -125,7 +137,8 @@ struct ServiceAdaptor {
         var seen = Set<ObjectPath>()
         for path in items where seen.insert(path).inserted {
             // Unknown and locked items are left out, as clients expect, rather than failing the whole call.
-            guard let (collection, item) = await context.itemLocation(for: path) else { continue }
+            guard let (collection, item) = await context.itemLocation(for: path),
+                  await context.access.permits(caller, collection: collection, item: item) else { continue }
             let secret: StoredSecret
             do {
                 secret = try await context.store.secret(collection: collection, item: item)

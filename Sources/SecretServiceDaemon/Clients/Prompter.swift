@@ -8,6 +8,8 @@ public struct PromptRequest: Sendable, Hashable {
     public enum Kind: Sendable, Hashable {
         /// Unlock the named collection.
         case unlock(collectionLabel: String)
+        /// Let an application use an item another application created (docs/ACCESS-CONTROL.md).
+        case access(AccessRequest)
     }
 
     public var kind: Kind
@@ -33,11 +35,43 @@ public protocol Prompter: Sendable {
     /// with), in words a client can show; `nil` when it can try. Asked before a prompt runs, so the client gets the
     /// reason as the error of its `Prompt()` call rather than a bare dismissal.
     func unavailability() async -> String?
+
+    /// Asks whether an application may use an item (`request.kind` is ``PromptRequest/Kind/access(_:)``): allow
+    /// once, always allow, or deny.
+    func consent(_ request: PromptRequest) async -> AccessAnswer
 }
 
 extension Prompter {
     /// A prompter that needs nobody (``FixedPrompter``) is always available.
     public func unavailability() async -> String? { nil }
+
+    /// A prompter that can only say yes or no offers no "always": yes allows once.
+    public func consent(_ request: PromptRequest) async -> AccessAnswer {
+        await approve(request) ? .allowOnce : .deny
+    }
+}
+
+/// Which application wants which item: what an access prompt shows, the application first.
+public struct AccessRequest: Sendable, Hashable {
+    /// The application as a person reads it (``AppIdentity/displayName``).
+    public var application: String
+    public var processID: Int32
+    /// The command line the process shows (it may have changed it: shown for recognition, never trusted).
+    public var commandLine: String
+    public var itemLabel: String
+    public var collectionLabel: String
+    /// Whether the item has no recorded creator (stored before access control, or imported).
+    public var unowned: Bool
+
+    public init(application: String, processID: Int32, commandLine: String, itemLabel: String,
+                collectionLabel: String, unowned: Bool) {
+        self.application = application
+        self.processID = processID
+        self.commandLine = commandLine
+        self.itemLabel = itemLabel
+        self.collectionLabel = collectionLabel
+        self.unowned = unowned
+    }
 }
 
 /// A prompter that answers every prompt the same way without asking anyone: for collections that have no

@@ -38,6 +38,14 @@ struct AgentPrompter: PasswordPrompter {
         return await ask(agent, "Confirm", [.string(text.title), .string(text.description)]) != nil
     }
 
+    /// A prompt agent answers yes or no, so it can allow once but not always.
+    func consent(_ request: PromptRequest) async -> AccessAnswer {
+        guard await primary.unavailability() != nil, await clients.currentPromptAgent != nil else {
+            return await primary.consent(request)
+        }
+        return await approve(request) ? .allowOnce : .deny
+    }
+
     func password(for request: PasswordRequest) async -> SecretBytes? {
         guard await primary.unavailability() != nil, let agent = await clients.currentPromptAgent else {
             return await primary.password(for: request)

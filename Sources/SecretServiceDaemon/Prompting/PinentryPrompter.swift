@@ -113,6 +113,21 @@ public struct PinentryPrompter: PasswordPrompter {
         } ?? false
     }
 
+    /// Asks for access with three buttons: OK allows once, the "not OK" button (`SETNOTOK`) always allows, Cancel
+    /// denies, as does anything that fails. OK is the one-time answer so that a hasty Enter grants the least.
+    public func consent(_ request: PromptRequest) async -> AccessAnswer {
+        let text = PinentryText(request)
+        return await withPinentry(windowID: request.windowID, caller: request.caller.rawValue) {
+            (session: PinentrySession) async throws(AssuanError) -> AccessAnswer? in
+            try await session.send("SETTITLE", text.title)
+            try await session.send("SETDESC", text.description)
+            try await session.send("SETOK", PinentryText.allowOnce)
+            try await session.send("SETNOTOK", PinentryText.alwaysAllow)
+            try await session.send("SETCANCEL", PinentryText.deny)
+            return try await session.choice()
+        } ?? .deny
+    }
+
     // MARK: - PasswordPrompter
 
     /// Asks for an existing password (`GETPIN`), showing ``PasswordRequest/errorText`` with `SETERROR`.

@@ -61,6 +61,18 @@ struct PinentrySession {
         }
     }
 
+    /// `CONFIRM` with three buttons: OK, "not OK" (`GPG_ERR_NOT_CONFIRMED`), or cancel and everything else.
+    func choice() async throws(AssuanError) -> AccessAnswer {
+        do {
+            try await send("CONFIRM")
+            return .allowOnce
+        } catch {
+            guard error.isUserDismissal else { throw error }
+            if case .server(let code, _) = error, code & 0xFFFF == AssuanError.GPGErrorCode.notConfirmed { return .alwaysAllow }
+            return .deny
+        }
+    }
+
     /// `GETPIN`: the password, and whether pinentry itself had it typed twice (`S PIN_REPEATED`).
     /// - Returns: `nil` when the user cancelled; an empty buffer when the user entered nothing.
     func pin() async throws(AssuanError) -> (secret: SecretBytes, repeated: Bool)? {

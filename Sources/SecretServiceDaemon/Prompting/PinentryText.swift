@@ -31,8 +31,22 @@ struct PinentryText {
             title = "Unlock Keyring"
             description = Self.requester(request.caller) + " wants access to \(Self.keyring(label))."
             ok = "Unlock"
+        case .access(let access):
+            title = "Allow Access to a Secret"
+            let item = PromptLabel.displayed(access.itemLabel)
+            description = "The application \(PromptLabel.displayedPath(access.application))"
+                + " (process \(access.processID): \(PromptLabel.displayedPath(access.commandLine)))"
+                + " wants to use the secret “\(item)” in \(Self.keyring(access.collectionLabel))"
+                + (access.unowned ? "." : ", which another application stored.")
+                + (access.unowned ? "\n\nNo application is recorded as its creator: it was stored before access"
+                    + " control, or imported." : "")
+            ok = Self.allowOnce
         }
     }
+
+    static let allowOnce = "Allow once"
+    static let alwaysAllow = "Always allow"
+    static let deny = "Deny"
 
     /// The password of an existing collection.
     init(unlocking request: PasswordRequest) {

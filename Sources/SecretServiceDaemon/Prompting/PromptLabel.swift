@@ -14,7 +14,7 @@ enum PromptLabel {
 
     /// `label` with line breaks and other controls turned into spaces, format characters (bidirectional
     /// embeddings, overrides, isolates and marks; zero-width characters) removed, and cut to the bounds above.
-    static func displayed(_ label: String) -> String {
+    static func displayed(_ label: String, maximumCharacters: Int = maximumCharacters) -> String {
         var cleaned = String.UnicodeScalarView()
         for scalar in label.unicodeScalars {
             switch scalar.properties.generalCategory {
@@ -38,5 +38,14 @@ enum PromptLabel {
             scalars += size
         }
         return shown
+    }
+
+    /// The most characters of a path shown; a longer one loses its beginning, since its end names the program.
+    static let maximumPathCharacters = 120
+
+    /// A path (or command line) made safe like a label, keeping its end when it is too long.
+    static func displayedPath(_ path: String) -> String {
+        guard path.count > maximumPathCharacters else { return displayed(path, maximumCharacters: maximumPathCharacters) }
+        return "…" + displayed(String(path.suffix(maximumPathCharacters)), maximumCharacters: maximumPathCharacters)
     }
 }

@@ -2,6 +2,7 @@
 // Where the daemon puts replies and signals: the bus connection (tests put a capturing sink in its place).
 
 public import DBusWire
+public import DBusTransport
 
 /// Delivers outgoing messages and answers whether a client is still on the bus. The daemon uses the bus
 /// connection; router tests use a capturing sender.
@@ -16,6 +17,9 @@ public protocol MessageSender: Sendable {
     /// Calls a method on another connection (a prompt agent) and returns its reply.
     /// - Throws: the error reply as `DBusError`, or the transport's error (timeout, cancellation, no bus).
     func call(_ message: Message, timeout: Duration) async throws -> Message
+
+    /// The bus's credentials of the connection `name` (user and process); `nil` when the bus cannot tell.
+    func connectionCredentials(of name: BusName) async -> ConnectionCredentials?
 }
 
 /// Why a sender with no bus behind it cannot call anyone.
@@ -27,4 +31,7 @@ public struct NoBusToCall: Error, CustomStringConvertible {
 extension MessageSender {
     /// Senders that only capture messages (router tests) call nobody.
     public func call(_ message: Message, timeout: Duration) async throws -> Message { throw NoBusToCall() }
+
+    /// Senders with no bus know nobody's credentials.
+    public func connectionCredentials(of name: BusName) async -> ConnectionCredentials? { nil }
 }

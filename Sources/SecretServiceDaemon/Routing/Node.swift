@@ -29,7 +29,7 @@ enum Node: Sendable {
         // own interfaces sit beside it, for the same reason: they name collections by path, as that one does.
         case .service:
             [SecretInterfaces.service, SecretInterfaces.gnomeKeyringInternal, SecretInterfaces.keySlots,
-             SecretInterfaces.coffer] + SecretInterfaces.standard
+             SecretInterfaces.coffer, SecretInterfaces.access] + SecretInterfaces.standard
         case .collection, .unsetDefaultAlias: [SecretInterfaces.collection] + SecretInterfaces.standard
         case .item: [SecretInterfaces.item] + SecretInterfaces.standard
         case .session: [SecretInterfaces.session] + SecretInterfaces.standard
@@ -47,6 +47,8 @@ struct MethodCall: Sendable {
     var member: MemberName
     var arguments: [DBusValue]
     var node: Node
+    /// When the call arrived, in boot-time clock ticks (see ``ProcessInspector``).
+    var receivedAt: UInt64 = 0
 }
 
 /// What a handler produces: the reply, and optionally work that must run after the reply went out

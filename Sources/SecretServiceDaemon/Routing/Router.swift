@@ -20,10 +20,11 @@ public struct Router: Sendable {
     ///   - sender: where replies and signals go.
     ///   - clientLimits: per-client caps on sessions and prompts.
     ///   - promptAgentTimeout: how long a user has to answer a prompt at a `coffer prompt-agent`.
+    ///   - accessPolicy: which collections guard items from other applications; none unless given.
     ///   - logger: for call diagnostics (never secrets or attribute values).
     public init(store: SecretStore, prompter: any Prompter, sender: any MessageSender,
                 clientLimits: ClientLimits = .default, promptAgentTimeout: Duration = .seconds(300),
-                logger: Logger) {
+                accessPolicy: AccessPolicy = .off, logger: Logger) {
         let clients = ClientRegistry(limits: clientLimits)
         // Password prompts fall back to a `coffer prompt-agent` where no pinentry can be seen. A prompter with no
         // passwords to give (approving every prompt) stays as it is.
@@ -33,16 +34,20 @@ public struct Router: Sendable {
                                      timeout: promptAgentTimeout)
         }
         context = DaemonContext(store: store, clients: clients, unlocks: UnlockCoordinator(),
-                                prompter: prompter, sender: sender, logger: logger)
+                                prompter: prompter, sender: sender, logger: logger,
+                                access: AccessGate(policy: accessPolicy, sender: sender, store: store))
         maximumCallBytes = clientLimits.maximumCallBytes
     }
 
     /// Answers one incoming method call (other message kinds are ignored).
     public func handle(_ message: Message) async {
         guard message.kind == .methodCall, let member = message.member, let path = message.path else { return }
+        // Before anything else asks the bus: the caller's process must have started by now (ProcessInspector).
+        let receivedAt = ProcessInspector.bootTicks()
         let result: HandlerResult
         do {
             guard let caller = message.sender else { throw SecretServiceError.accessDenied("the caller has no name") }
+            try await context.access.admit(caller, receivedAt: receivedAt)
             guard !CallSize.exceeds(message.body, limit: maximumCallBytes) else {
                 throw SecretServiceError.limitsExceeded("the call's arguments exceed \(maximumCallBytes) bytes")
             }
@@ -53,7 +58,8 @@ public struct Router: Sendable {
                 throw SecretServiceError.invalidArgs(
                     "\(member) expects arguments of type '\(method.inputSignature)', got '\(message.signature)'")
             }
-            let call = MethodCall(message: message, caller: caller, member: member, arguments: message.body, node: node)
+            let call = MethodCall(message: message, caller: caller, member: member, arguments: message.body, node: node,
+                                  receivedAt: receivedAt)
             result = try await dispatch(call, interface: interface.name)
         } catch let error as SecretServiceError {
             if case .failed(let reason) = error {
@@ -123,6 +129,7 @@ public struct Router: Sendable {
             return try await GnomeKeyringAdaptor(context: context).call(call)
         case SecretServiceNames.keySlotsInterface: return try await KeySlotsAdaptor(context: context).call(call)
         case SecretServiceNames.cofferInterface: return try await CofferAdaptor(context: context).call(call)
+        case SecretServiceNames.accessInterface: return try await AccessAdaptor(context: context).call(call)
         case SecretServiceNames.portalSecretInterface:
             return try await PortalSecretAdaptor(context: context).call(call)
         case SecretServiceNames.propertiesInterface: return try await PropertiesAdaptor(context: context).call(call)
@@ -137,6 +144,7 @@ public struct Router: Sendable {
 
     /// Forgets a client that left the bus: its sessions close, its prompts end without `Completed`.
     public func clientVanished(_ name: BusName) async {
+        await context.access.clientVanished(name)
         let dropped = await context.clients.clientVanished(name)
         if !dropped.isEmpty {
             context.logger.debug("client left with pending prompts", metadata: ["prompts": "\(dropped.count)"])

@@ -45,7 +45,8 @@ struct Signaller {
         case .itemChanged(let collection, let item, let properties):
             // A lock change alters no item content, so it is announced only as a property change.
             if properties != [.locked] { await itemSignal("ItemChanged", collection, item) }
-            guard let values = try? await ItemAdaptor(context: context).properties(collection: collection, item: item)
+            guard let values = try? await ItemAdaptor(context: context).properties(collection: collection, item: item,
+                                                                                       caller: nil)
             else { return }
             let changed = values.filter { name, _ in properties.contains { $0.rawValue == name } }
             await propertiesChanged(SecretServiceNames.itemInterface, changed, at: [Paths.item(collection, item)])

@@ -11,6 +11,11 @@ struct ItemMeta: Sendable, Equatable {
     var contentType: String
     var created: UInt64
     var modified: UInt64
+    /// The application identity that created the item (docs/ACCESS-CONTROL.md); `nil` for items made before
+    /// identities were recorded, or imported: they belong to no application in particular.
+    var creator: String? = nil
+    /// Applications the user always allowed to use this item although they did not create it.
+    var allowed: [String] = []
 
     func encode() -> [UInt8] {
         var writer = ByteWriter()
@@ -21,11 +26,27 @@ struct ItemMeta: Sendable, Equatable {
             writer.string(value)
         }
         writer.string(contentType)
+        // Optional fields, each a tag byte and its value, between the content type and the times: an item without
+        // them encodes exactly as before, and `modified` stays the last eight bytes, which readers that need only
+        // the time rely on.
+        if let creator {
+            writer.u8(Self.creatorTag)
+            writer.string(creator)
+        }
+        if !allowed.isEmpty {
+            writer.u8(Self.allowedTag)
+            writer.u16(UInt16(allowed.count))
+            for application in allowed { writer.string(application) }
+        }
         writer.u64(created)
         writer.u64(modified)
         return writer.bytes
     }
 
+    /// The tag of the optional creator field, which may sit between the content type and `created`.
+    static let creatorTag: UInt8 = 1
+    /// The tag of the optional list of applications always allowed.
+    static let allowedTag: UInt8 = 2
     /// Only the content type, skipping the label and attributes before it.
     static func decodeContentType(_ bytes: UnsafeRawBufferPointer) throws(FormatError) -> String {
         var offset = 0
@@ -60,8 +81,25 @@ struct ItemMeta: Sendable, Equatable {
             let name = try reader.string()
             attributes[name] = try reader.string()
         }
-        let meta = ItemMeta(label: label, attributes: attributes, contentType: try reader.string(),
-                            created: try reader.u64(), modified: try reader.u64())
+        let contentType = try reader.string()
+        var creator: String?
+        var allowed: [String] = []
+        var lastTag: UInt8 = 0
+        // Whatever precedes the two times is optional fields.
+        while reader.remaining > 16 {
+            let tag = try reader.u8()
+            // Each field at most once, in tag order, so one metadata has one encoding.
+            guard tag > lastTag else { throw FormatError("item metadata fields out of order") }
+            lastTag = tag
+            switch tag {
+            case creatorTag: creator = try reader.string()
+            case allowedTag:
+                for _ in 0..<Int(try reader.u16()) { allowed.append(try reader.string()) }
+            default: throw FormatError("unknown field \(tag) in item metadata")
+            }
+        }
+        let meta = ItemMeta(label: label, attributes: attributes, contentType: contentType,
+                            created: try reader.u64(), modified: try reader.u64(), creator: creator, allowed: allowed)
         guard reader.isAtEnd else { throw FormatError("trailing bytes in item metadata") }
         return meta
     }

@@ -36,6 +36,7 @@ enum FuzzMembers {
     static let gnome = "org.gnome.keyring.InternalUnsupportedGuiltRiddenInterface"
     static let keySlots = "io.coffer.KeySlots"
     static let coffer = "io.coffer.Daemon"
+    static let access = "io.coffer.Access"
     static let portalSecret = "org.freedesktop.impl.portal.Secret"
     static let portalPath: ObjectPath = "/org/freedesktop/portal/desktop"
     static let propertiesInterface = "org.freedesktop.DBus.Properties"
@@ -69,6 +70,8 @@ enum FuzzMembers {
         FuzzMember(interface: coffer, member: "LastFailedPrompt", input: [], node: .service),
         FuzzMember(interface: coffer, member: "RegisterPromptAgent", input: [.objectPath, .objectPath],
                    node: .service),
+        FuzzMember(interface: access, member: "ListAccess", input: [.objectPath], node: .service),
+        FuzzMember(interface: access, member: "Revoke", input: [.objectPath, .string, paths], node: .service),
         FuzzMember(interface: portalSecret, member: "RetrieveSecret",
                    input: [.objectPath, .string, .unixFD, properties], node: .portal),
         FuzzMember(interface: collection, member: "Delete", input: [], node: .collection),

@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: Apache-2.0
+// The user's "allow once" answers, which last as long as the client's connection.
+
+import DBusWire
+
+/// What the user answered to an access prompt.
+public enum AccessAnswer: Sendable, Hashable {
+    /// For this connection of the application only.
+    case allowOnce
+    /// For the application identity, kept in the item's sealed metadata (``SecretStore/setAllowedApplications``).
+    case alwaysAllow
+    case deny
+}
+
+/// An item as access decisions name it.
+struct ItemKey: Sendable, Hashable {
+    var collection: String
+    var item: String
+}
+
+/// Owns the "allow once" answers per connection. "Always allow" answers live in the store, with the item.
+actor AccessDecisions {
+    private var once: [BusName: Set<ItemKey>] = [:]
+
+    func allowsOnce(_ caller: BusName, _ item: ItemKey) -> Bool { once[caller]?.contains(item) == true }
+
+    func allowOnce(_ caller: BusName, _ item: ItemKey) { once[caller, default: []].insert(item) }
+
+    /// Forgets a client's answers when it leaves the bus.
+    func clientVanished(_ name: BusName) { once[name] = nil }
+}

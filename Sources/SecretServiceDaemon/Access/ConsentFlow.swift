@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: Apache-2.0
+// The dialogue that lets one application use an item another application created.
+
+import DBusWire
+import Logging
+import SecretStore
+
+/// Asks the user, for an `Unlock` prompt, whether the caller may use an item, and records the answer: "allow
+/// once" for the caller's connection, "always allow" for its application identity.
+struct ConsentFlow {
+    let context: DaemonContext
+
+    /// How many items of the unlocked collection `caller` may not use.
+    func othersItems(in collection: String, caller: BusName) async -> Int {
+        guard context.access.policy.mode(for: collection) != .off,
+              let items = try? await context.store.itemIDs(in: collection) else { return 0 }
+        var count = 0
+        for item in items where await !context.access.permits(caller, collection: collection, item: item) {
+            count += 1
+        }
+        return count
+    }
+
+    /// Asks whether `caller` may delete a collection that holds items of other applications; any "allow" answer
+    /// allows this deletion (there is nothing left to remember afterwards).
+    func allowsDeletion(of collection: String, windowID: String, caller: BusName) async -> Bool {
+        let others = await othersItems(in: collection, caller: caller)
+        guard others > 0 else { return true }
+        guard let who = await context.access.identities.known(caller),
+              let info = try? await context.store.collectionInfo(collection)
+        else { return false }
+        let request = AccessRequest(application: who.identity.displayName, processID: who.processID,
+                                    commandLine: who.commandLine,
+                                    itemLabel: "the whole keyring, with \(others) secret(s) of other applications",
+                                    collectionLabel: info.label, unowned: false)
+        let answer = await context.prompter.consent(PromptRequest(kind: .access(request), windowID: windowID,
+                                                                  caller: caller))
+        context.logger.info("collection deletion \(answer)", metadata: [
+            "secret.collection": "\(collection)", "app": "\(who.identity)",
+        ])
+        return answer != .deny
+    }
+
+    /// - Returns: whether the caller may use the item afterwards.
+    func run(collection: String, item: String, windowID: String, caller: BusName) async -> Bool {
+        let access = context.access
+        if await access.permits(caller, collection: collection, item: item) { return true }
+        guard let who = await access.identities.known(caller),
+              let info = try? await context.store.itemInfo(collection: collection, item: item),
+              let collectionInfo = try? await context.store.collectionInfo(collection),
+              let ownership = try? await context.store.itemOwnership(collection: collection, item: item)
+        else { return false }
+        let request = AccessRequest(application: who.identity.displayName, processID: who.processID,
+                                    commandLine: who.commandLine, itemLabel: info.label,
+                                    collectionLabel: collectionInfo.label, unowned: ownership.creator == nil)
+        let answer = await context.prompter.consent(PromptRequest(kind: .access(request), windowID: windowID,
+                                                                  caller: caller))
+        guard !Task.isCancelled else { return false }
+        switch answer {
+        case .allowOnce:
+            await access.decisions.allowOnce(caller, ItemKey(collection: collection, item: item))
+        case .alwaysAllow:
+            // Kept sealed with the item, so the decision survives restarts and follows the collection file.
+            do {
+                try await context.store.setAllowedApplications(ownership.allowed + [who.identity.description],
+                                                               collection: collection, item: item)
+            } catch {
+                context.logger.error("the decision could not be stored", metadata: ["error": "\(error)"])
+                return false
+            }
+        case .deny:
+            break
+        }
+        context.logger.info("access \(answer)", metadata: [
+            "secret.collection": "\(collection)", "secret.item": "\(item)", "app": "\(who.identity)",
+        ])
+        return answer != .deny
+    }
+}
