@@ -18,8 +18,9 @@ public struct AccessPolicy: Sendable, Hashable {
     public var defaults: AccessControl
     public var collections: [String: AccessControl]
 
-    /// `ask` for every collection unless told otherwise.
-    public init(defaults: AccessControl = .ask, collections: [String: AccessControl] = [:]) {
+    /// `off` for every collection unless told otherwise: access control is opt-in until items stored before it,
+    /// and imported ones, can be given an owner without asking about each (docs/ACCESS-CONTROL.md, "Status").
+    public init(defaults: AccessControl = .off, collections: [String: AccessControl] = [:]) {
         self.defaults = defaults
         self.collections = collections
     }
