@@ -33,7 +33,7 @@ STATIC_BUILD = swift build -c $(CONFIGURATION) --static-swift-stdlib -Xlinker -s
 # Build and runtime needs, then the real clients the integration tests drive.
 BUILD_PACKAGES = pkg-config libdbus-1-dev libgcrypt20-dev dbus-daemon dbus-bin pinentry-curses $(PAM_BUILD_PACKAGES)
 # bubblewrap runs cofferd under the systemd unit's file-system restrictions; mandoc lints the man pages.
-TEST_PACKAGES = libsecret-tools gnome-keyring python3 python3-secretstorage python3-keyring python3-dbus libglib2.0-bin systemd libcap2-bin util-linux pamtester bubblewrap mandoc
+TEST_PACKAGES = libsecret-tools gnome-keyring python3 python3-cryptography python3-secretstorage python3-keyring python3-dbus libglib2.0-bin systemd libcap2-bin util-linux pamtester bubblewrap mandoc
 
 # The fault tests: mount namespaces and mounts (util-linux, mount), capabilities (libcap2-bin), prlimit.
 FAULT_TEST_PACKAGES = util-linux mount libcap2-bin
