@@ -22,19 +22,26 @@ public enum AppleECIES {
     /// (AES-GCM).
     public static func seal(_ plaintext: SecretBytes, to recipient: ECPublicKey, kdf: DigestAlgorithm,
                             variableIV: Bool) throws -> [UInt8] {
-        let ephemeral = try ECPrivateKey.generate(curve: recipient.curve)
+        try seal(plaintext, to: recipient, ephemeral: ECPrivateKey.generate(curve: recipient.curve), kdf: kdf,
+                 variableIV: variableIV)
+    }
+
+    /// ``seal(_:to:kdf:variableIV:)`` with a given ephemeral key, for known-answer tests.
+    static func seal(_ plaintext: SecretBytes, to recipient: ECPublicKey, ephemeral: ECPrivateKey,
+                     kdf: DigestAlgorithm, variableIV: Bool) throws -> [UInt8] {
         let shared = try ephemeral.sharedSecret(with: recipient)
         var sealed = [UInt8](repeating: 0, count: plaintext.count + tagByteCount)
         try withCipher(shared, ephemeral.publicKey, kdf: kdf, variableIV: variableIV) { cipher in
-          try sealed.withUnsafeMutableBytes { output in
-            try cipher.finalize()
-            try plaintext.withUnsafeBytes { input in
-                if input.count > 0 {
-                    try cipher.encrypt(into: UnsafeMutableRawBufferPointer(rebasing: output[..<input.count]), from: input)
+            try sealed.withUnsafeMutableBytes { output in
+                try cipher.finalize()
+                try plaintext.withUnsafeBytes { input in
+                    if input.count > 0 {
+                        let target = UnsafeMutableRawBufferPointer(rebasing: output[..<input.count])
+                        try cipher.encrypt(into: target, from: input)
+                    }
                 }
+                try cipher.tag(into: UnsafeMutableRawBufferPointer(rebasing: output[plaintext.count...]))
             }
-            try cipher.tag(into: UnsafeMutableRawBufferPointer(rebasing: output[plaintext.count...]))
-          }
         }
         return ephemeral.publicKey.x963 + sealed
     }
@@ -53,17 +60,15 @@ public enum AppleECIES {
         let bodyCount = ciphertext.count - pointLength - tagByteCount
         let plaintext = try SecretBytes(count: bodyCount)
         try withCipher(shared, ephemeral, kdf: kdf, variableIV: variableIV) { cipher in
-          try ciphertext.withUnsafeBytes { input in
-            try cipher.finalize()
-            if bodyCount > 0 {
-                try plaintext.withUnsafeMutableBytes { output in
-                    try cipher.decrypt(
-                        into: output,
-                        from: UnsafeRawBufferPointer(rebasing: input[pointLength..<(pointLength + bodyCount)]))
+            try ciphertext.withUnsafeBytes { input in
+                try cipher.finalize()
+                if bodyCount > 0 {
+                    let body = UnsafeRawBufferPointer(rebasing: input[pointLength..<(pointLength + bodyCount)])
+                    try plaintext.withUnsafeMutableBytes { try cipher.decrypt(into: $0, from: body) }
                 }
+                // On mismatch `plaintext` is released (and wiped) unreturned.
+                try cipher.checkTag(UnsafeRawBufferPointer(rebasing: input[(pointLength + bodyCount)...]))
             }
-            try cipher.checkTag(UnsafeRawBufferPointer(rebasing: input[(pointLength + bodyCount)...]))
-          }
         }
         return plaintext
     }
