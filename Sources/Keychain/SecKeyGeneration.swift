@@ -28,22 +28,22 @@ public func SecKeyCreateRandomKey(_ parameters: CFDictionary,
     let publicAttributes = (top[kSecPublicKeyAttrs as String] as? NSDictionary).map(entries) ?? [:]
     guard let type = integer(top[kSecAttrKeyType as String]), let bits = integer(top[kSecAttrKeySizeInBits as String])
     else { return fail(errSecParam) }
-    let privateData: Data
+    let privateSecret: SecretBytes
     switch type {
     case KeyFields.rsa:
         guard let key = try? RSAPrivateKey.generate(bits: Int(bits)), let der = try? key.pkcs1() else {
             return fail(errSecParam)
         }
-        privateData = der.withUnsafeBytes { Data($0) }
+        privateSecret = der
     case KeyFields.ellipticCurve:
         guard let curve = EllipticCurve.allCases.first(where: { $0.bits == Int(bits) }),
               let key = try? ECPrivateKey.generate(curve: curve), let x963 = try? key.x963Representation()
         else { return fail(errSecParam) }
-        privateData = x963.withUnsafeBytes { Data($0) }
+        privateSecret = x963
     default:
         return fail(errSecParam)
     }
-    guard let privateKey = SecKey(data: privateData, keyClass: 1, keyType: type),
+    guard let privateKey = SecKey(secret: privateSecret, keyClass: 1, keyType: type),
           let publicKey = SecKeyCopyPublicKey(privateKey)
     else { return fail(errSecInternalComponent) }
     let permanent = flag(top[kSecAttrIsPermanent as String])

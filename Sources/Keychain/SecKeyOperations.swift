@@ -7,7 +7,7 @@ import SecretCrypto
 
 // Errors follow Apple's SecKey.m: an algorithm the key cannot run is errSecUnimplemented ("algorithm not
 // supported by the key"), bad input is errSecParam, a signature that does not verify is errSecVerifyFailed, all in
-// NSOSStatusErrorDomain. Private keys are rebuilt in secure memory for each operation and dropped after it.
+// NSOSStatusErrorDomain. Private keys are read from the SecKey's secure memory for each operation.
 
 /// The status `SecKeyVerifySignature` reports for a signature that does not match.
 public let errSecVerifyFailed: OSStatus = -67808
@@ -177,11 +177,11 @@ private func publicBytes(_ key: SecKey) throws -> [UInt8] {
 }
 
 private func ecPrivateKey(_ key: SecKey) throws -> ECPrivateKey {
-    try ECPrivateKey(x963: SecretBytes(copying: key.data))
+    try ECPrivateKey(x963: key.representation)
 }
 
 private func rsaPrivateKey(_ key: SecKey) throws -> RSAPrivateKey {
-    try RSAPrivateKey(pkcs1: SecretBytes(copying: key.data))
+    try RSAPrivateKey(pkcs1: key.representation)
 }
 
 /// Runs a SecretCrypto step; its failures become `errSecParam` (bad key, input or ciphertext), as Apple reports

@@ -65,6 +65,18 @@ struct SecKeyCryptographyTests {
         }
     }
 
+    @Test("a private key whose scalar belongs to another key's point is refused with errSecParam")
+    func mismatchedPrivateKey() throws {
+        let one = try Self.external(Self.generate(kSecAttrKeyTypeECSECPrimeRandom, bits: 256))
+        let other = try Self.external(Self.generate(kSecAttrKeyTypeECSECPrimeRandom, bits: 256))
+        var error: Unmanaged<CFError>?
+        let mixed = one.prefix(65) + other.suffix(32)
+        #expect(SecKeyCreateWithData(mixed as CFData, [
+            kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeyClass as String: kSecAttrKeyClassPrivate,
+        ] as CFDictionary, &error) == nil)
+        #expect(Self.status(error)! == (NSOSStatusErrorDomain, Int(errSecParam)))
+    }
+
     @Test("unsupported sizes and types are errSecParam in NSOSStatusErrorDomain",
           arguments: [("RSA", 512), ("RSA", 8192), ("RSA", 2047), ("EC", 224), ("DSA", 1024)])
     func refusedSizes(typeName: String, bits: Int) {
