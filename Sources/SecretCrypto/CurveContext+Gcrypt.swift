@@ -26,7 +26,7 @@ struct CurveContext: ~Copyable {
         gcry_ctx_release(raw)
     }
 
-    /// Whether the X9.63 uncompressed point `04‖X‖Y` lies on the curve (and is not the point at infinity).
+    /// Whether the X9.63 uncompressed point `04‖X‖Y` has coordinates below the field prime and lies on the curve.
     ///
     /// The corresponding C functions are `gcry_mpi_point_set` and `gcry_mpi_ec_curve_point`.
     func contains(_ x963: [UInt8]) -> Bool {
@@ -84,6 +84,13 @@ struct CurveContext: ~Copyable {
         guard x963.count == 1 + 2 * length, x963[0] == 0x04 else { throw CryptoError.invalidPublicKey }
         let x = try MPI(unsignedBigEndian: Array(x963[1...length]))
         let y = try MPI(unsignedBigEndian: Array(x963[(1 + length)...]))
+        // Coordinates must be field elements: a value ≥ p would name the same point as its residue, giving one
+        // key two encodings.
+        guard let fieldPrime = gcry_mpi_ec_get_mpi("p", raw, 1) else {
+            throw CryptoError.library(code: -1, source: "gcry_mpi_ec_get_mpi")
+        }
+        let p = MPI(adopting: fieldPrime)
+        guard x.compare(to: p) < 0, y.compare(to: p) < 0 else { throw CryptoError.invalidPublicKey }
         let z = MPI(1)
         guard let point = gcry_mpi_point_new(0) else { throw CryptoError.library(code: -1, source: "gcry_mpi_point_new") }
         gcry_mpi_point_set(point, x.raw, y.raw, z.raw)

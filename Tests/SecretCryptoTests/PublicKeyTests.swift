@@ -54,6 +54,12 @@ struct PublicKeyTests {
         offCurve[40] ^= 1
         #expect(throws: CryptoError.invalidPublicKey) { try ECPublicKey(x963: offCurve) }
         #expect(throws: CryptoError.invalidPublicKey) { try ECPublicKey(x963: Array(Self.responderPoint.dropLast())) }
+        // (0, y) is on P-256; writing its X as the field prime p names the same point and must be refused.
+        let y = "66485C780E2F83D72433BD5D84A06BB6541C2AF31DAE871728BF856A174F93F4"
+        _ = try ECPublicKey(x963: Self.hex("04" + String(repeating: "00", count: 32) + y))
+        #expect(throws: CryptoError.invalidPublicKey) {
+            try ECPublicKey(x963: Self.hex("04FFFFFFFF00000001000000000000000000000000FFFFFFFFFFFFFFFFFFFFFFFF" + y))
+        }
     }
 
     @Test("X9.63 KDF matches NIST CAVS SHA-256 vectors, without and with SharedInfo")
