@@ -14,8 +14,8 @@ public struct SecKeyAlgorithm: RawRepresentable, Hashable, @unchecked Sendable {
         self.rawValue = rawValue
     }
 
-    init(_ raw: String) {
-        rawValue = raw as NSString
+    public init(_ rawValue: CFString) {
+        self.rawValue = rawValue
     }
 
     public static func == (lhs: SecKeyAlgorithm, rhs: SecKeyAlgorithm) -> Bool {
