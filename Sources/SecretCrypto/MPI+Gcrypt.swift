@@ -106,6 +106,15 @@ struct MPI: ~Copyable {
         return result
     }
 
+    /// Returns `self × other`, in secure memory when `secure` is set.
+    ///
+    /// The corresponding C function is `gcry_mpi_mul`.
+    func multiplied(by other: borrowing MPI, secure: Bool) -> MPI {
+        let result = MPI(resultIn: secure)
+        gcry_mpi_mul(result.raw, raw, other.raw)
+        return result
+    }
+
     /// Returns `self mod modulus`, in secure memory when `secure` is set.
     ///
     /// The corresponding C function is `gcry_mpi_mod`.

@@ -169,8 +169,14 @@ public final class RSAPrivateKey: Sendable {
         } catch {
             throw CryptoError.invalidKey
         }
+        let (prime1, prime2) = (try secret(4), try secret(5))
+        // Parts that do not belong together would make libgcrypt sign with garbage: the primes must give n.
+        let product = try MPI(unsignedBigEndian: prime1).multiplied(by: try MPI(unsignedBigEndian: prime2), secure: true)
+        guard product.compare(to: try MPI(unsignedBigEndian: publicKey.modulus)) == 0 else {
+            throw CryptoError.invalidKey
+        }
         // libgcrypt's CRT uses u = p⁻¹ mod q; PKCS#1's coefficient is prime2⁻¹ mod prime1, so p is prime2.
-        self.init(publicKey: publicKey, d: try secret(3), p: try secret(5), q: try secret(4), u: try secret(8))
+        self.init(publicKey: publicKey, d: try secret(3), p: prime2, q: prime1, u: try secret(8))
     }
 
     private init(publicKey: RSAPublicKey, d: SecretBytes, p: SecretBytes, q: SecretBytes, u: SecretBytes) {

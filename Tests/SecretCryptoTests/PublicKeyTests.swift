@@ -146,6 +146,12 @@ struct PublicKeyTests {
         var truncated = Self.openSSLKey
         truncated.removeLast()
         #expect(throws: CryptoError.invalidKey) { try RSAPrivateKey(pkcs1: SecretBytes(copying: truncated)) }
+        // The same key with two bits of prime1 changed (its length kept): the primes no longer give n.
+        let der = try key.pkcs1().copyBytes()
+        let ranges = try der.withUnsafeBytes { try DERIntegers.ranges(in: $0) }
+        var wrongPrime = der
+        wrongPrime[ranges[4].upperBound - 1] ^= 0x06
+        #expect(throws: CryptoError.invalidKey) { try RSAPrivateKey(pkcs1: SecretBytes(copying: wrongPrime)) }
     }
 
     @Test("RSA keys: PKCS#1 round trip, signatures in both paddings, both encryptions")
