@@ -9,9 +9,6 @@ import SecretCrypto
 // supported by the key"), bad input is errSecParam, a signature that does not verify is errSecVerifyFailed, all in
 // NSOSStatusErrorDomain. Private keys are read from the SecKey's secure memory for each operation.
 
-/// The status `SecKeyVerifySignature` reports for a signature that does not match.
-public let errSecVerifyFailed: OSStatus = -67808
-
 /// Signs `dataToSign` (a message, or a digest for the `…Digest…` algorithms) with a private key.
 /// - Returns: the signature (X9.62 DER for ECDSA, the modulus length for RSA), or `nil` with `error` set.
 public func SecKeyCreateSignature(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _ dataToSign: CFData,
