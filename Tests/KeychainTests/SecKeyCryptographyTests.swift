@@ -2,7 +2,7 @@
 // SecKey cryptography through Apple's functions, checked against python3-cryptography in both directions.
 
 import Foundation
-import Keychain
+import Security
 import Testing
 
 @Suite("SecKey cryptography")

@@ -2,7 +2,7 @@
 // SecKeyCreateRandomKey with kSecAttrIsPermanent: the private key lands in the keychain under its tag.
 
 import Foundation
-import Keychain
+import Security
 import SecretServiceTestSupport
 import Testing
 

@@ -5,6 +5,7 @@ import Foundation
 import SecretCrypto
 import SecretServiceClient
 import SecretServiceProtocol
+import CofferKeychainConfiguration
 
 /// A failed keychain operation, carrying the status the `SecItem…` function returns.
 struct KeychainFailure: Error, Equatable {
