@@ -31,6 +31,11 @@ struct SExpression: ~Copyable {
         gcry_sexp_release(raw)
     }
 
+    /// Whether libgcrypt placed the S-expression in secure memory; tests check the claim above with it.
+    ///
+    /// The corresponding C function is `gcry_is_secure`.
+    var isInSecureMemory: Bool { gcry_is_secure(UnsafeRawPointer(raw)) != 0 }
+
     /// The first sub-list whose head is `token`.
     ///
     /// The corresponding C function is `gcry_sexp_find_token`.

@@ -62,6 +62,26 @@ struct PublicKeyTests {
         }
     }
 
+    @Test("private-key S-expressions built here, and generated key pairs, live in secure memory")
+    func secureExpressions() throws {
+        var builder = SExpressionBuilder()
+        builder.open("private-key")
+        builder.open("ecc")
+        builder.pair("curve", "NIST P-256")
+        builder.secretNumber("d", try SecretBytes(copying: Self.initiatorScalar))
+        builder.close()
+        builder.close()
+        #expect(try builder.build().isInSecureMemory)
+        #expect(try builder.sexp().isInSecureMemory)
+        var specification = SExpressionBuilder()
+        specification.open("genkey")
+        specification.open("ecc")
+        specification.pair("curve", "NIST P-256")
+        specification.close()
+        specification.close()
+        #expect(try PublicKeyCall.generate(specification.sexp()).isInSecureMemory)
+    }
+
     @Test("X9.63 KDF matches NIST CAVS SHA-256 vectors, without and with SharedInfo")
     func x963() throws {
         let first = try X963KDF.derive(SecretBytes(copying: Self.hex("96c05619d56c328ab95fe84b18264b08725b85e33fd34f08")),
