@@ -85,6 +85,14 @@ static const int cgcry_strong_random = GCRY_STRONG_RANDOM;
 static const int cgcry_md_sha256 = GCRY_MD_SHA256;
 static const int cgcry_md_md5 = GCRY_MD_MD5;
 static const int cgcry_kdf_pbkdf2 = GCRY_KDF_PBKDF2;
+static const int cgcry_md_sha1 = GCRY_MD_SHA1;
+static const int cgcry_md_sha224 = GCRY_MD_SHA224;
+static const int cgcry_md_sha384 = GCRY_MD_SHA384;
+static const int cgcry_md_sha512 = GCRY_MD_SHA512;
+static const int cgcry_cipher_aes192 = GCRY_CIPHER_AES192;
+
+/// `GPG_ERR_BAD_SIGNATURE`: what gcry_pk_verify returns for a signature that does not match.
+static const int cgcry_err_bad_signature = GPG_ERR_BAD_SIGNATURE;
 
 // MARK: - Typed wrappers for functions that take enum parameters
 

@@ -41,6 +41,11 @@ struct MPI: ~Copyable {
         raw = try bytes.withUnsafeBytes { try Self.scan($0) }
     }
 
+    /// Takes ownership of an MPI a libgcrypt function returned.
+    init(adopting raw: gcry_mpi_t) {
+        self.raw = raw
+    }
+
     private static func scan(_ bytes: UnsafeRawBufferPointer) throws -> gcry_mpi_t {
         var scanned: gcry_mpi_t?
         // libgcrypt reads nothing for length 0, but wants a non-NULL pointer.
@@ -98,6 +103,24 @@ struct MPI: ~Copyable {
     func power(_ exponent: borrowing MPI, modulus: borrowing MPI, secure: Bool) -> MPI {
         let result = MPI(resultIn: secure)
         gcry_mpi_powm(result.raw, raw, exponent.raw, modulus.raw)
+        return result
+    }
+
+    /// Returns `self × other`, in secure memory when `secure` is set.
+    ///
+    /// The corresponding C function is `gcry_mpi_mul`.
+    func multiplied(by other: borrowing MPI, secure: Bool) -> MPI {
+        let result = MPI(resultIn: secure)
+        gcry_mpi_mul(result.raw, raw, other.raw)
+        return result
+    }
+
+    /// Returns `self mod modulus`, in secure memory when `secure` is set.
+    ///
+    /// The corresponding C function is `gcry_mpi_mod`.
+    func modulo(_ modulus: borrowing MPI, secure: Bool) -> MPI {
+        let result = MPI(resultIn: secure)
+        gcry_mpi_mod(result.raw, raw, modulus.raw)
         return result
     }
 

@@ -23,29 +23,43 @@ struct KeyFields {
     private static let coordinateLengths = [32: 256, 48: 384, 66: 521]
 
     /// Reads `data` as a key of `keyClass` (0 public, 1 private, 2 symmetric) and `keyType`.
+    /// - Throws: as ``init(secret:keyClass:keyType:)``.
+    init(data: Data, keyClass: Int64, keyType: Int64) throws(KeychainFailure) {
+        guard let secret = try? SecretBytes(copying: data) else { throw KeychainFailure(errSecAllocate) }
+        try self.init(secret: secret, keyClass: keyClass, keyType: keyType)
+    }
+
+    /// Reads `secret` as a key of `keyClass` (0 public, 1 private, 2 symmetric) and `keyType`. A private key is
+    /// read by SecretCrypto in secure memory, which also checks that its parts belong together; only its public
+    /// half is parsed here.
     /// - Throws: `errSecParam` for data that is not such a key; `errSecUnimplemented` for asymmetric key types
     ///   other than RSA and elliptic curves (DSA, …), whose representations are not handled.
-    init(data: Data, keyClass: Int64, keyType: Int64) throws(KeychainFailure) {
-        let bytes = Array(data)
+    init(secret: SecretBytes, keyClass: Int64, keyType: Int64) throws(KeychainFailure) {
         switch (keyClass, keyType) {
         case (2, _):
-            guard !bytes.isEmpty else { throw KeychainFailure(errSecParam) }
-            sizeInBits = bytes.count * 8
+            guard !secret.isEmpty else { throw KeychainFailure(errSecParam) }
+            sizeInBits = secret.count * 8
             applicationLabel = nil
             format = "raw"
             publicKey = nil
-        case (0, Self.ellipticCurve), (1, Self.ellipticCurve):
-            let parts = keyClass == 0 ? 2 : 3
-            let length = (bytes.count - 1) / parts
-            guard bytes.first == 0x04, (bytes.count - 1) % parts == 0, let bits = Self.coordinateLengths[length] else {
+        case (1, Self.ellipticCurve):
+            guard let key = try? ECPrivateKey(x963: secret) else { throw KeychainFailure(errSecParam) }
+            self = try KeyFields(data: Data(key.publicKey.x963), keyClass: 0, keyType: keyType)
+        case (1, Self.rsa):
+            guard let key = try? RSAPrivateKey(pkcs1: secret) else { throw KeychainFailure(errSecParam) }
+            self = try KeyFields(data: Data(key.publicKey.pkcs1), keyClass: 0, keyType: keyType)
+        case (0, Self.ellipticCurve):
+            let bytes = secret.copyBytes()
+            let length = (bytes.count - 1) / 2
+            guard bytes.first == 0x04, (bytes.count - 1) % 2 == 0, let bits = Self.coordinateLengths[length] else {
                 throw KeychainFailure(errSecParam)
             }
             sizeInBits = bits
-            publicKey = Data(bytes.prefix(1 + 2 * length))
-            applicationLabel = try Self.sha1(Array(bytes.prefix(1 + 2 * length)))
+            publicKey = Data(bytes)
+            applicationLabel = try Self.sha1(bytes)
             format = "x963"
-        case (0, Self.rsa), (1, Self.rsa):
-            let (modulus, publicKey) = try Self.rsaPublicKey(bytes, isPrivate: keyClass == 1)
+        case (0, Self.rsa):
+            let (modulus, publicKey) = try Self.rsaPublicKey(secret.copyBytes())
             sizeInBits = modulus
             applicationLabel = try Self.sha1(publicKey)
             format = "pkcs1"
@@ -57,39 +71,20 @@ struct KeyFields {
         }
     }
 
-    /// The modulus size in bits and the PKCS#1 RSAPublicKey DER of a PKCS#1 public or private key.
-    private static func rsaPublicKey(_ bytes: [UInt8], isPrivate: Bool) throws(KeychainFailure) -> (Int, [UInt8]) {
+    /// The modulus size in bits of a PKCS#1 RSAPublicKey, and the DER itself.
+    private static func rsaPublicKey(_ bytes: [UInt8]) throws(KeychainFailure) -> (Int, [UInt8]) {
         do {
             var outer = DERReader(bytes[...])
             let sequence = try outer.next(DERElement.sequence)
             guard outer.isAtEnd else { throw DERError() }
             let integers = try sequence.children()
-            guard integers.allSatisfy({ $0.tag == DERElement.integer }),
-                  isPrivate ? integers.count >= 9 : integers.count == 2
-            else { throw DERError() }
-            let modulus = integers[isPrivate ? 1 : 0]
-            let exponent = integers[isPrivate ? 2 : 1]
-            let significant = modulus.content.drop { $0 == 0 }
+            guard integers.allSatisfy({ $0.tag == DERElement.integer }), integers.count == 2 else { throw DERError() }
+            let significant = integers[0].content.drop { $0 == 0 }
             guard let top = significant.first else { throw DERError() }
-            let bits = (significant.count - 1) * 8 + (8 - top.leadingZeroBitCount)
-            if !isPrivate { return (bits, bytes) }
-            let body = Array(modulus.encoding) + Array(exponent.encoding)
-            return (bits, [DERElement.sequence] + derLength(body.count) + body)
+            return ((significant.count - 1) * 8 + (8 - top.leadingZeroBitCount), bytes)
         } catch {
             throw KeychainFailure(errSecParam)
         }
-    }
-
-    /// A DER definite length.
-    private static func derLength(_ length: Int) -> [UInt8] {
-        guard length >= 0x80 else { return [UInt8(length)] }
-        var octets: [UInt8] = []
-        var rest = length
-        while rest > 0 {
-            octets.insert(UInt8(rest & 0xff), at: 0)
-            rest >>= 8
-        }
-        return [0x80 | UInt8(octets.count)] + octets
     }
 
     private static func sha1(_ bytes: [UInt8]) throws(KeychainFailure) -> Data {

@@ -1,37 +1,51 @@
 // SPDX-License-Identifier: Apache-2.0
-// SecKey: a key object for kSecValueRef and kSecReturnRef, holding Apple's external representation and nothing more.
+// SecKey: a key object for kSecValueRef and kSecReturnRef, holding Apple's external representation.
 
 public import Foundation
+import SecretCrypto
 
 // Apple's "Storing keys in the keychain" adds a SecKey with kSecValueRef and reads it back with kSecReturnRef;
 // keys move in and out of SecKey objects through SecKeyCreateWithData and SecKeyCopyExternalRepresentation.
-// All of that is parsing and storing bytes (mapping §6.4). Nothing here generates keys, signs, encrypts or
-// agrees on secrets: those functions do not exist, so code that needs them fails to compile instead of
-// pretending.
+// All of that is parsing and storing bytes (mapping §6.4). Generating keys, signing, encrypting and agreeing on
+// secrets live in SecKeyGeneration.swift and SecKeyOperations.swift.
 
 /// An RSA or elliptic-curve key (or a stored symmetric key) as its external representation: RSA as PKCS#1,
 /// elliptic curves as X9.63 (`04‖X‖Y[‖K]`).
 public final class SecKey: Sendable, Hashable, CustomStringConvertible {
-    let data: Data
+    /// The external representation, in secure memory: for a private key it is the key itself.
+    let representation: SecretBytes
     /// 0 public, 1 private, 2 symmetric.
     let keyClass: Int64
     /// 42 RSA, 73 elliptic curve.
     let keyType: Int64
     let fields: KeyFields
 
-    init?(data: Data, keyClass: Int64, keyType: Int64) {
-        guard let fields = try? KeyFields(data: data, keyClass: keyClass, keyType: keyType) else { return nil }
-        self.data = data
+    /// A copy of the external representation in ordinary memory, for the keychain item and for
+    /// `SecKeyCopyExternalRepresentation`, the two places Apple's API hands the bytes out.
+    var data: Data { representation.withUnsafeBytes { Data($0) } }
+
+    convenience init?(data: Data, keyClass: Int64, keyType: Int64) {
+        guard let secret = try? SecretBytes(copying: data) else { return nil }
+        self.init(secret: secret, keyClass: keyClass, keyType: keyType)
+    }
+
+    init?(secret: SecretBytes, keyClass: Int64, keyType: Int64) {
+        guard let fields = try? KeyFields(secret: secret, keyClass: keyClass, keyType: keyType) else { return nil }
+        self.representation = secret
         self.keyClass = keyClass
         self.keyType = keyType
         self.fields = fields
     }
 
     public static func == (lhs: SecKey, rhs: SecKey) -> Bool {
-        (lhs.data, lhs.keyClass, lhs.keyType) == (rhs.data, rhs.keyClass, rhs.keyType)
+        (lhs.keyClass, lhs.keyType) == (rhs.keyClass, rhs.keyType) && lhs.representation.constantTimeEquals(rhs.representation)
     }
 
-    public func hash(into hasher: inout Hasher) { hasher.combine(data) }
+    /// Hashes the public half only, so no private bytes feed the hasher.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(keyClass)
+        hasher.combine(fields.publicKey)
+    }
 
     public var description: String {
         let kind = ["public", "private", "symmetric"][Int(keyClass)]

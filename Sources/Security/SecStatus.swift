@@ -73,6 +73,8 @@ public let errSecDecode: OSStatus = -26275
 public let errSecServiceNotAvailable: OSStatus = -67585
 /// An internal error has occurred.
 public let errSecInternalError: OSStatus = -67671
+/// A cryptographic verification failure has occurred (`SecKeyVerifySignature` on a signature that does not match).
+public let errSecVerifyFailed: OSStatus = -67808
 /// Invalid data was encountered.
 public let errSecInvalidData: OSStatus = -67673
 
@@ -112,6 +114,7 @@ package let secErrorMessages: [OSStatus: String] = [
     errSecDecode: "Unable to decode the provided data.",
     errSecServiceNotAvailable: "The required service is not available.",
     errSecInternalError: "An internal error has occurred.",
+    errSecVerifyFailed: "A cryptographic verification failure has occurred.",
     errSecInvalidData: "Invalid data was encountered.",
 ]
 
