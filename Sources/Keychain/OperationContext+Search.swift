@@ -63,13 +63,7 @@ extension OperationContext {
         for attributes in searches {
             let found = try await client.searchItems(attributes)
             let readable = found.unlocked + (try await unlocked(found.locked))
-            for path in readable where seen.insert(path).inserted {
-                let properties: ItemProperties
-                do {
-                    properties = try await client.itemProperties(path)
-                } catch SecretServiceError.noSuchObject, SecretServiceError.unknownMethod {
-                    continue
-                }
+            for (path, properties) in try await readableProperties(of: readable.filter { seen.insert($0).inserted }) {
                 if let item = StoredItem(adopting: path, properties: properties, schema: schema,
                                          accessGroup: configuration.resolvedAccessGroup,
                                          mirrorsUsername: configuration.mirrorsUsername) {
