@@ -91,7 +91,7 @@ extension OperationContext {
                 exact[name] = try AttributeCodec.encode(value, as: spec).text
             }
         }
-        let groups = configuration.resolvedAccessGroups
+        let groups = searchedGroups
         if query.attributes["agrp"] == nil, groups.count == 1 { exact[ItemSchema.groupAttribute] = groups[0] }
         return exact
     }
@@ -104,7 +104,7 @@ extension OperationContext {
         case .synchronizable: if !item.isSynchronizable { return false }
         case .any: break
         }
-        if query.attributes["agrp"] == nil, !configuration.resolvedAccessGroups.contains(item.accessGroup) {
+        if query.attributes["agrp"] == nil, !searchedGroups.contains(item.accessGroup) {
             return false
         }
         let markers = item.markers

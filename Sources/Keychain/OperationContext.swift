@@ -11,6 +11,16 @@ struct OperationContext: Sendable {
     let configuration: KeychainConfiguration
     let client: SecretService
     let interaction: AuthenticationUI
+    /// The access groups a query that names none searches, resolved once per operation: resolving reads the
+    /// environment and the program's name, too slow to repeat for every candidate.
+    let searchedGroups: [String]
+
+    init(configuration: KeychainConfiguration, client: SecretService, interaction: AuthenticationUI) {
+        self.configuration = configuration
+        self.client = client
+        self.interaction = interaction
+        searchedGroups = configuration.resolvedAccessGroups
+    }
 
     /// Runs `body` with a connected client.
     ///
