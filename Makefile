@@ -32,8 +32,9 @@ STATIC_BUILD = swift build -c $(CONFIGURATION) --static-swift-stdlib -Xlinker -s
 
 # Build and runtime needs, then the real clients the integration tests drive.
 BUILD_PACKAGES = pkg-config libdbus-1-dev libgcrypt20-dev dbus-daemon dbus-bin pinentry-curses $(PAM_BUILD_PACKAGES)
-# bubblewrap runs cofferd under the systemd unit's file-system restrictions; mandoc lints the man pages.
-TEST_PACKAGES = libsecret-tools gnome-keyring python3 python3-secretstorage python3-keyring python3-dbus libglib2.0-bin systemd libcap2-bin util-linux pamtester bubblewrap mandoc
+# bubblewrap runs cofferd under the systemd unit's file-system restrictions and sandboxes the Secret portal tests'
+# applications, which reach cofferd through xdg-desktop-portal (their client uses python3-gi); mandoc lints the man pages.
+TEST_PACKAGES = libsecret-tools gnome-keyring python3 python3-secretstorage python3-keyring python3-dbus libglib2.0-bin systemd libcap2-bin util-linux pamtester bubblewrap mandoc xdg-desktop-portal python3-gi
 
 # The fault tests: mount namespaces and mounts (util-linux, mount), capabilities (libcap2-bin), prlimit.
 FAULT_TEST_PACKAGES = util-linux mount libcap2-bin
@@ -97,7 +98,9 @@ install: setup
 	bin="$$($(STATIC_BUILD) --show-bin-path)"; \
 	install -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(DBUS_SERVICES_DIR)" "$(DESTDIR)$(SYSTEMD_USER_DIR)" \
 	  "$(DESTDIR)$(MANDIR)/man1" "$(DESTDIR)$(DOCDIR)" "$(DESTDIR)$(DATADIR)/bash-completion/completions" \
-	  "$(DESTDIR)$(DATADIR)/zsh/site-functions" "$(DESTDIR)$(DATADIR)/fish/vendor_completions.d" && \
+	  "$(DESTDIR)$(DATADIR)/zsh/site-functions" "$(DESTDIR)$(DATADIR)/fish/vendor_completions.d" \
+	  "$(DESTDIR)$(DATADIR)/xdg-desktop-portal/portals" && \
+	install -m 0644 dbus/coffer.portal "$(DESTDIR)$(DATADIR)/xdg-desktop-portal/portals/coffer.portal" && \
 	install -m 0755 "$$bin/cofferd" "$(DESTDIR)$(BINDIR)/cofferd" && \
 	install -m 0755 "$$bin/coffer" "$(DESTDIR)$(BINDIR)/coffer" && \
 	"$$bin/cofferd" --experimental-dump-help | "$$bin/coffer-manual" --doc-dir "$(DOCDIR)" --see-also 'coffer(1)' > "$(DESTDIR)$(MANDIR)/man1/cofferd.1" && \
@@ -194,7 +197,8 @@ FUZZ_TARGETS ?= collection-file dbus-message keyring-import
 FUZZ_SECONDS ?= 60
 # Leak checking is off: cofferd's exit paths (a taken name, a lost bus) leave the message being decoded, and the
 # Swift runtime's caches, to the process's end.
-ASAN_RUN_OPTIONS ?= halt_on_error=1:detect_leaks=0
+# The suppressions cover only a read inside swift-corelibs-foundation (see the file).
+ASAN_RUN_OPTIONS ?= halt_on_error=1:detect_leaks=0:suppressions=$(CURDIR)/.ci/asan-suppressions.txt
 # The suppressions cover only what ThreadSanitizer cannot see on Linux (see the file).
 TSAN_RUN_OPTIONS ?= halt_on_error=1:suppressions=$(CURDIR)/.ci/tsan-suppressions.txt
 # Both sanitizers turn mlock into a no-op, so cofferd's refusal to run without lockable memory, and large secrets

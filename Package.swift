@@ -1,6 +1,6 @@
 // swift-tools-version:6.1
 // SPDX-License-Identifier: Apache-2.0
-// Coffer: a Secret Service provider (cofferd), Apple's SecItem API for Swift on Linux (Keychain),
+// Coffer: a Secret Service provider (cofferd), Apple's SecItem API for Swift on Linux (Security, CofferKeychain),
 // and the `coffer` command-line tool.
 
 import PackageDescription
@@ -25,6 +25,9 @@ let package = Package(
     products: [
         .executable(name: "cofferd", targets: ["cofferd"]),
         .executable(name: "coffer", targets: ["coffer"]),
+        .library(name: "Security", targets: ["Security"]),
+        .library(name: "CofferKeychain", targets: ["CofferKeychain"]),
+        // `import Keychain` of earlier releases: re-exports CofferKeychain (and so Security).
         .library(name: "Keychain", targets: ["Keychain"]),
         .library(name: "LocalAuthentication", targets: ["LocalAuthentication"]),
         .library(name: "SecretServiceClient", targets: ["SecretServiceClient"]),
@@ -67,9 +70,20 @@ let package = Package(
         .target(name: "KeyringFiles", dependencies: ["SecretCrypto"], exclude: ["ARCHIVE.md"], swiftSettings: strict),
         // LAContext for Linux, in a module of Apple's name so iOS code that imports LocalAuthentication builds.
         .target(name: "LocalAuthentication", swiftSettings: strict),
+        // The settings the SecItem functions run with; its own module so `Security` holds Apple's names only and
+        // the Swift-style front re-exports it.
+        .target(name: "CofferKeychainConfiguration", swiftSettings: strict),
+        // Apple's SecItem API under Apple's module name, so iOS code that imports Security builds unchanged.
         .target(
-            name: "Keychain", dependencies: ["LocalAuthentication", "SecretServiceClient", "SecretServiceProtocol", "SecretCrypto", "DBusWire"],
+            name: "Security",
+            dependencies: [
+                "LocalAuthentication", "CofferKeychainConfiguration", "SecretServiceClient", "SecretServiceProtocol",
+                "SecretCrypto", "DBusWire",
+            ],
             swiftSettings: strict),
+        // The Swift-style `Keychain` type and `KeychainConfiguration`, in a module whose name no app type takes.
+        .target(name: "CofferKeychain", dependencies: ["Security", "CofferKeychainConfiguration"], swiftSettings: strict),
+        .target(name: "Keychain", dependencies: ["CofferKeychain"], path: "Sources/KeychainCompatibility", swiftSettings: strict),
 
         // MARK: - Executables
         .executableTarget(
@@ -77,7 +91,8 @@ let package = Package(
         .executableTarget(
             name: "coffer",
             dependencies: [
-                "Keychain", "SecretServiceClient", "SecretServiceProtocol", "SecretCrypto", "DBusWire", "DBusTransport",
+                "Security", "CofferKeychain", "SecretServiceClient", "SecretServiceProtocol", "SecretCrypto", "DBusWire",
+                "DBusTransport",
                 "KeyringFiles", "SecretStore", argumentParser,
             ],
             swiftSettings: strict),
@@ -105,7 +120,7 @@ let package = Package(
             dependencies: ["SecretServiceTestSupport", "SecretServiceClient", "SecretServiceProtocol", "DBusWire", "DBusTransport"],
             swiftSettings: strict),
         .testTarget(
-            name: "KeychainTests", dependencies: ["Keychain", "LocalAuthentication", "SecretServiceTestSupport", "SecretServiceClient"],
+            name: "KeychainTests", dependencies: ["Security", "CofferKeychain", "LocalAuthentication", "SecretServiceTestSupport", "SecretServiceClient"],
             swiftSettings: strict),
         // A second process for the Keychain cross-process uniqueness test (`swift build --build-tests` builds it).
         .executableTarget(
@@ -113,7 +128,7 @@ let package = Package(
             swiftSettings: strict),
         // The Keychain library's rows of `make bench` (Benchmarks/run.py --keychain-bench).
         .executableTarget(
-            name: "keychain-bench", dependencies: ["Keychain"], path: "Benchmarks/KeychainBench",
+            name: "keychain-bench", dependencies: ["Security"], path: "Benchmarks/KeychainBench",
             swiftSettings: strict),
         .testTarget(name: "ArchitectureTests", swiftSettings: strict),
         .testTarget(

@@ -11,7 +11,7 @@
 // lookup keeps its session too). A wrong answer exits non-zero: a fast wrong answer is no figure.
 
 import Foundation
-import Keychain
+import Security
 
 let service = "coffer-bench-keychain"
 

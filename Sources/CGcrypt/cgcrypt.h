@@ -23,6 +23,11 @@ static inline int cgcry_is_initialized(void) {
 }
 
 /// `gcry_control(GCRYCTL_SUSPEND_SECMEM_WARN)`.
+/// `gcry_mac_reset`, a macro in gcrypt.h: readies a keyed MAC handle for the next message, keeping its key.
+static inline gcry_error_t cgcry_mac_reset(gcry_mac_hd_t handle) {
+    return gcry_mac_ctl(handle, GCRYCTL_RESET, NULL, 0);
+}
+
 static inline gcry_error_t cgcry_suspend_secmem_warnings(void) {
     return gcry_control(GCRYCTL_SUSPEND_SECMEM_WARN);
 }

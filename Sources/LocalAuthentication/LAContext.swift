@@ -2,7 +2,7 @@
 // LocalAuthentication's LAContext on Linux: enough for `kSecUseAuthenticationContext` and for code that asks whether
 // biometry is available (it never is here), so iOS sources that `import LocalAuthentication` build unchanged.
 
-#if !canImport(Security)  // Apple platforms have the real framework
+#if !canImport(Darwin)  // Apple platforms have the real framework
 public import Foundation
 import Synchronization
 
@@ -46,11 +46,16 @@ public struct LAError: Error, Sendable, Equatable {
 /// ``canEvaluatePolicy(_:error:)`` answers false with `biometryNotAvailable` (or `passcodeNotSet`) and
 /// ``evaluatePolicy(_:localizedReason:reply:)`` fails the same way, which sends apps down their fallback path
 /// rather than pretending a user was authenticated.
-public final class LAContext: Sendable {
+///
+/// As on Apple platforms it is an `NSObject`: equal only to itself, hashable by identity, so apps can keep
+/// contexts in sets or in `[String: AnyHashable]` option dictionaries.
+public final class LAContext: NSObject, @unchecked Sendable {
+    // @unchecked: NSObject is not Sendable; this subclass adds only Mutex-guarded state and never mutates the
+    // NSObject part.
     private let forbidsInteraction = Mutex(false)
     private let reason = Mutex("")
 
-    public init() {}
+    override public init() {}
 
     /// Whether operations using this context must fail rather than prompt.
     public var interactionNotAllowed: Bool {

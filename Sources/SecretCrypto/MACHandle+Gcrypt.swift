@@ -64,6 +64,14 @@ struct MACHandle: ~Copyable {
         try LibgcryptError.check(gcry_mac_write(handle, bytes.baseAddress, bytes.count), "gcry_mac_write")
     }
 
+    /// Readies the handle for another message under the same key.
+    /// - Throws: ``CryptoError`` on failure.
+    ///
+    /// The corresponding C function is `gcry_mac_reset` (`gcry_mac_ctl` with `GCRYCTL_RESET`).
+    func reset() throws {
+        try LibgcryptError.check(cgcry_mac_reset(handle), "gcry_mac_reset")
+    }
+
     /// Writes the 32-byte MAC into `output`.
     /// - Parameter output: A buffer of at least 32 bytes.
     /// - Throws: ``CryptoError`` on failure.

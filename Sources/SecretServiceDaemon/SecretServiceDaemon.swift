@@ -55,15 +55,27 @@ public final class SecretServiceDaemon: Service {
                             sender: ConnectionSender(connection: connection, logger: logger),
                             clientLimits: configuration.clientLimits, promptAgentTimeout: agentTimeout, logger: logger)
         try await connection.registerObjectTree(at: SecretServiceNames.servicePath)
+        // The Secret portal's backend: xdg-desktop-portal calls whichever name its .portal file gives
+        // (dbus/coffer.portal says org.freedesktop.secrets) at this path.
+        try await connection.registerObjectTree(at: SecretServiceNames.portalPath)
         try await connection.addMatch(
             "type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged'")
         if configuration.replace {
             try await replaceProvider(on: connection)
             loginChannel = openLoginChannel()
         }
-        try await bootstrapCollections()
+        let pendingUnlock = try await bootstrapCollections()
         Self.returnFreedMemory()
-        if !configuration.replace { try await claimName(on: connection) }
+        // The key derivation starts now, beside the name claim and the first calls, rather than after them.
+        let unlocking = pendingUnlock.map { pending in Task { await self.finishUnlock(pending) } }
+        if !configuration.replace {
+            do {
+                try await claimName(on: connection)
+            } catch {
+                await unlocking?.value  // the derivation cannot be interrupted; the store is not left mid-unlock
+                throw error
+            }
+        }
         logger.info("serving org.freedesktop.secrets", metadata: ["dbus.unique": "\(connection.uniqueName)"])
         ready.yield(connection.uniqueName.rawValue)
         ready.finish()
@@ -74,6 +86,9 @@ public final class SecretServiceDaemon: Service {
         await withTaskExecutorPreference(connection.taskExecutor) {
         await withTaskGroup(of: Void.self) { background in
             background.addTask { await router.publishChanges() }
+            if let unlocking {
+                background.addTask { await unlocking.value }
+            }
             if configuration.autoLock.locksAnything {
                 let autoLocker = AutoLocker(store: store, policy: configuration.autoLock, clock: ContinuousClock(),
                                             logger: logger)
@@ -117,7 +132,8 @@ public final class SecretServiceDaemon: Service {
                         if await handleBusSignal(message, router: router, connection: connection) { return .nameLost }
                         continue
                     }
-                    // No call takes a descriptor; closing whatever a client attached keeps our table from filling.
+                    // A call's descriptors (the Secret portal's, or whatever a client attached) are closed once it
+                    // is handled, which keeps our table from filling.
                     calls.addTask {
                         await router.handle(message)
                         message.closeReceivedUnixFileDescriptors()
@@ -222,41 +238,8 @@ public final class SecretServiceDaemon: Service {
 
     /// Verifying the collection files leaves their transient buffers (whole files, decoded records) in the heap;
     /// glibc's `malloc_trim` hands that memory back before serving, so the resident size is what the daemon keeps.
-    private static func returnFreedMemory() {
+    static func returnFreedMemory() {
         chardening_return_freed_memory()
-    }
-
-    /// Loads the collection files, unlocks those whose systemd credential the unit passed, sets up the in-memory
-    /// `session` collection, and applies `--unlock`: the login password unlocks `login`, or creates it on first
-    /// start. `default` points at `login` when it exists and at
-    /// nothing else was chosen; without files it points at `session`.
-    private func bootstrapCollections() async throws {
-        for problem in try await store.loadCollections() {
-            logger.error("collection file unavailable; it is left untouched",
-                         metadata: ["secret.collection": "\(problem.id)", "path": "\(problem.path)",
-                                    "reason": "\(problem.reason)"])
-        }
-        if let directory = configuration.credentialsDirectory {
-            await CredentialUnlock(directory: directory, store: store, logger: logger).run()
-        }
-        let session = SecretServiceNames.sessionCollection
-        _ = try await store.createCollection(label: "Session", alias: session, inMemory: true, preferredID: session)
-        let login = LoginKeyring.collectionID
-        if let password = configuration.loginPassword {
-            // Nothing needs the password after this: wipe it rather than keep it readable in memory for the
-            // daemon's whole life (the configuration, and so the SecretBytes, live as long as the daemon).
-            defer { password.wipe() }
-            // Not announced: the name is not claimed yet, so no client can hold a proxy, and 10,000 items would
-            // mean 40,000 signals delaying the first answers by seconds.
-            _ = await LoginKeyring(store: store, logger: logger).unlockOrCreate(with: password, announcing: false)
-        }
-        if await store.resolveAlias(SecretServiceNames.defaultAlias) == nil {
-            if await store.collectionIDs().contains(login) {
-                try await store.setAlias(SecretServiceNames.defaultAlias, to: login)
-            } else if !store.keepsFiles {
-                try await store.setAlias(SecretServiceNames.defaultAlias, to: session)
-            }
-        }
     }
 }
 

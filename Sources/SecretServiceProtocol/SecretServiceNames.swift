@@ -19,6 +19,8 @@ public enum SecretServiceNames {
     public static let keySlotsInterface: InterfaceName = "io.coffer.KeySlots"
     /// Coffer's own interface on the service object (`dbus/io.coffer.Daemon.xml`).
     public static let cofferInterface: InterfaceName = "io.coffer.Daemon"
+    /// The Secret portal's backend interface, which xdg-desktop-portal calls for sandboxed applications.
+    public static let portalSecretInterface: InterfaceName = "org.freedesktop.impl.portal.Secret"
 
     public static let propertiesInterface: InterfaceName = "org.freedesktop.DBus.Properties"
     public static let introspectableInterface: InterfaceName = "org.freedesktop.DBus.Introspectable"
@@ -26,6 +28,8 @@ public enum SecretServiceNames {
 
     /// `/org/freedesktop/secrets`, the service object and root of every provider object.
     public static let servicePath: ObjectPath = "/org/freedesktop/secrets"
+    /// Where xdg-desktop-portal looks for every portal backend's interfaces.
+    public static let portalPath: ObjectPath = "/org/freedesktop/portal/desktop"
 
     /// The plain (unencrypted) session algorithm.
     public static let plainAlgorithm = "plain"

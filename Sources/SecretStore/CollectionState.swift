@@ -4,20 +4,20 @@
 import SecretCrypto
 import SecretServiceProtocol
 
-/// One stored item. Its secret is always sealed; its metadata is in clear only while the collection is unlocked.
+/// One stored item: its metadata and secret, both always sealed, and its attribute tags. Metadata is opened when asked
+/// for rather than held in clear: at the per-collection item limit, the clear copies and an index of clear attributes
+/// were most of the daemon's memory and most of the time an unlock took.
 struct StoredItem {
     var id: String
     /// Creation order within the collection; breaks ties between items modified in the same second.
     var sequence: UInt64
-    /// `nil` while a persistent collection is locked.
-    var meta: ItemMeta?
-    /// The metadata as sealed in the file (persistent collections only).
-    var sealedMeta: SealedBlob?
-    var secret: SealedBlob
-    /// Attribute tags, for searching while locked (persistent collections only).
-    var tags: [[UInt8]]
+    /// The metadata's `modified` once it was opened while the collection was unlocked (searches sort by it); `nil`
+    /// while unknown, and always while a persistent collection is locked.
+    var knownModified: UInt64?
+    /// Attribute tags (by which the collection is searched, locked or not), sealed metadata and sealed secret.
+    var sealed: SealedItem
 
-    var modified: UInt64 { meta?.modified ?? 0 }
+    var modified: UInt64 { knownModified ?? 0 }
 }
 
 /// The file side of a persistent collection.
@@ -31,6 +31,9 @@ struct CollectionFile {
     var writer: JournalWriter?
     /// Records in the file, to decide when compaction pays.
     var recordCount: Int
+    /// What the locked collection was built from, while nothing has been written since; lets the unlock that
+    /// follows a start verify the file without decoding every record a second time.
+    var loadedImage: LoadedImage? = nil
 }
 
 /// A collection: its metadata, items, indexes and, while unlocked, its keys. A class, owned by the store actor: as a
@@ -41,16 +44,26 @@ final class CollectionState {
     var label: String
     var created: UInt64
     var modified: UInt64
+    /// Whether ``modified`` already counts every item's own time: opening all the metadata is left until someone
+    /// asks for the collection's `Modified`, rather than done by every unlock.
+    var modifiedCountsItems = false
     var isLocked = false
     /// Changed only through ``insert(_:)`` and ``remove(_:)``, which keep ``sealedSecretBytes`` in step.
     private(set) var items: [String: StoredItem] = [:]
     /// The sealed secrets' sizes added up, kept as items come and go so the store-wide limit costs nothing per write.
     private(set) var sealedSecretBytes = 0
     var nextSequence: UInt64 = 1
-    /// Clear attribute index; empty while locked.
-    var index = AttributeIndex()
-    /// Tag index of persistent collections, valid locked or not.
-    var tagIndex = AttributeIndex()
+    /// Keys the attribute tags: the file header's index key (a password change makes a new one), or a random one
+    /// for in-memory collections.
+    var indexKey: SecretBytes {
+        didSet { tagger = nil }
+    }
+    /// A context keyed with ``indexKey``, made on the first search.
+    private var tagger: HMACSHA256.Authenticator?
+    /// Tag index, valid locked or not.
+    private(set) var index = TagIndex()
+    /// The file bytes the items loaded from it point into (see ``SealedItem``); empty for in-memory collections.
+    let image: [UInt8]
     /// Present while unlocked (always, for in-memory collections).
     var vault: SecretVault?
     var keys: CollectionKeys?
@@ -65,70 +78,132 @@ final class CollectionState {
 
     var isInMemory: Bool { file == nil }
 
-    init(id: String, label: String, created: UInt64, modified: UInt64, vault: SecretVault?, file: CollectionFile?) {
+    init(id: String, label: String, created: UInt64, modified: UInt64, indexKey: SecretBytes, vault: SecretVault?,
+         file: CollectionFile?, image: [UInt8] = []) {
+        self.image = image
         self.id = id
         self.label = label
         self.created = created
         self.modified = modified
+        self.indexKey = indexKey
         self.vault = vault
         self.file = file
     }
 
-    func info() -> CollectionInfo {
-        CollectionInfo(id: id, label: label, created: created, modified: modified, isLocked: isLocked,
-                       isInMemory: isInMemory)
+    /// A snapshot. With `countingItemTimes`, the first one after an unlock opens every item's metadata to fold their
+    /// times into `modified`; callers that do not read `modified` pass `false` and skip that work.
+    func info(countingItemTimes: Bool = true) -> CollectionInfo {
+        if countingItemTimes { foldItemTimes() }
+        return CollectionInfo(id: id, label: label, created: created, modified: modified, isLocked: isLocked,
+                              isInMemory: isInMemory)
     }
 
-    func info(of item: StoredItem) -> ItemInfo {
-        ItemInfo(collection: id, id: item.id, label: item.meta?.label ?? "", attributes: item.meta?.attributes ?? [:],
-                 contentType: item.meta?.contentType ?? "", created: item.meta?.created ?? 0,
-                 modified: item.meta?.modified ?? 0, isLocked: isLocked)
+    /// Counts every item's `modified` into the collection's, once per unlock.
+    func foldItemTimes() {
+        guard !modifiedCountsItems, let vault else { return }
+        // The keys are copied first: mutating the table while iterating it would copy it whole for every item.
+        for itemID in Array(items.keys) {
+            if let time = modifiedTime(of: itemID, vault: vault) { modified = max(modified, time) }
+        }
+        modifiedCountsItems = true
     }
 
-    /// Items matching every pair of `query`, newest `Modified` first (ties: newest created first). A locked
-    /// persistent collection answers from its attribute tags.
+    /// The item's `modified`, decrypted (only that field) the first time and remembered.
+    private func modifiedTime(of itemID: String, vault: SecretVault) -> UInt64? {
+        guard let item = items[itemID] else { return nil }
+        if let known = item.knownModified { return known }
+        guard let opened = try? vault.openModified(item.sealed.meta(in: image), item: itemID) else { return nil }
+        items[itemID]?.knownModified = opened
+        return opened
+    }
+
+    /// The item's metadata, decrypted; `nil` while the collection is locked (persistent collections forget their
+    /// key) or when the item does not exist. Remembers the item's `modified` for searches.
+    /// - Throws: when the metadata cannot be opened (no secure memory left, or a value altered in memory).
+    func openMeta(_ itemID: String) throws -> ItemMeta? {
+        guard let vault, let item = items[itemID] else { return nil }
+        let meta = try vault.openMeta(item.sealed.meta(in: image), item: itemID)
+        if item.knownModified != meta.modified { items[itemID]?.knownModified = meta.modified }
+        return meta
+    }
+
+    /// The item as the outside sees it; label and attributes are unknown (empty) while locked.
+    /// - Throws: `failed` when its metadata cannot be opened.
+    func info(of item: StoredItem) throws(SecretServiceError) -> ItemInfo {
+        let meta: ItemMeta?
+        do {
+            meta = try openMeta(item.id)
+        } catch {
+            throw .failed("the item's metadata could not be decrypted: \(error)")
+        }
+        return ItemInfo(collection: id, id: item.id, label: meta?.label ?? "", attributes: meta?.attributes ?? [:],
+                        contentType: meta?.contentType ?? "", created: meta?.created ?? 0,
+                        modified: meta?.modified ?? 0, isLocked: isLocked)
+    }
+
+    /// The tags of `attributes` under this collection's index key.
+    /// - Throws: ``CryptoError`` when libgcrypt cannot compute them (no secure memory left).
+    func tags(for attributes: [String: String]) throws -> [AttributeTag] {
+        if tagger == nil { tagger = try HMACSHA256.Authenticator(key: indexKey) }
+        return try AttributeTags.tags(for: attributes, authenticator: tagger!)
+    }
+
+    /// Items matching every pair of `query`, newest `Modified` first (ties: newest created first). Answered from the
+    /// attribute tags, locked or not; while unlocked, the candidates' metadata is opened to order them.
     func matches(_ query: [String: String]) -> [StoredItem] {
         let candidates: Set<String>?
-        if vault == nil, let file {
-            let tags = AttributeTags.tags(for: query, indexKey: file.indexKey)
-            candidates = tagIndex.candidates(forTags: tags)
-        } else {
-            candidates = index.candidates(for: query)
+        do {
+            candidates = index.candidates(forTags: try tags(for: query))
+        } catch {
+            return []  // no secure memory for the tags' key: nothing can be found until there is
         }
-        let found = candidates.map { $0.compactMap { items[$0] } } ?? Array(items.values)
-        return found.sorted(by: Self.newestFirst)
+        let ids = candidates.map(Array.init) ?? Array(items.keys)
+        if ids.count > 1, let vault {
+            for itemID in ids { _ = modifiedTime(of: itemID, vault: vault) }
+        }
+        return ids.compactMap { items[$0] }.sorted(by: Self.newestFirst)
     }
 
     static func newestFirst(_ a: StoredItem, _ b: StoredItem) -> Bool {
         a.modified != b.modified ? a.modified > b.modified : a.sequence > b.sequence
     }
 
-    func insert(_ item: StoredItem) {
-        if let old = items[item.id] {
-            unindex(old)
-            sealedSecretBytes -= old.secret.sealed.count
-        }
-        items[item.id] = item
-        sealedSecretBytes += item.secret.sealed.count
-        if let meta = item.meta { index.insert(item.id, attributes: meta.attributes) }
-        tagIndex.insert(item.id, tags: item.tags)
+    /// The item as a file record, for compaction.
+    func record(of item: StoredItem) -> ItemRecord {
+        ItemRecord(id: item.id, sequence: item.sequence, tags: item.sealed.tags(in: image).map(\.bytes),
+                   meta: item.sealed.meta(in: image), secret: item.sealed.secret(in: image))
     }
 
-    /// Drops every item's clear metadata (a lock); sealed data, tags and sizes stay.
+    func insert(_ item: StoredItem) {
+        if let old = items[item.id] {
+            index.remove(old.id, tags: old.sealed.tags(in: image))
+            sealedSecretBytes -= old.sealed.secretByteCount
+        }
+        items[item.id] = item
+        sealedSecretBytes += item.sealed.secretByteCount
+        index.insert(item.id, tags: item.sealed.tags(in: image))
+    }
+
+    /// Forgets what was learnt from opened metadata (a lock); sealed data, tags and sizes stay.
     func forgetMetadata() {
-        for id in items.keys { items[id]?.meta = nil }
+        // Not a loop over `items.keys` with a subscript write: that copies the whole table once per item.
+        items = items.mapValues { item in
+            var forgotten = item
+            forgotten.knownModified = nil
+            return forgotten
+        }
+    }
+
+    /// Makes room for `count` items at once, so loading a file does not grow the tables step by step.
+    func reserveCapacity(_ count: Int) {
+        items.reserveCapacity(count)
     }
 
     @discardableResult
     func remove(_ itemID: String) -> StoredItem? {
         guard let item = items.removeValue(forKey: itemID) else { return nil }
-        sealedSecretBytes -= item.secret.sealed.count
-        unindex(item)
+        sealedSecretBytes -= item.sealed.secretByteCount
+        index.remove(item.id, tags: item.sealed.tags(in: image))
         return item
-    }
-
-    private func unindex(_ item: StoredItem) {
-        if let meta = item.meta { index.remove(item.id, attributes: meta.attributes) }
-        tagIndex.remove(item.id, tags: item.tags)
     }
 }

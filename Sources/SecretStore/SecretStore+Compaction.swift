@@ -17,11 +17,12 @@ extension SecretStore {
               let keys = state.keys, let writer = file.writer, let directory else { return }
         let live = state.items.count + file.slots.count + 1
         guard file.recordCount > 256, file.recordCount > 2 * live else { return }
+        // The collection record carries the collection's time; the items' own times count in it, as on a restart
+        // the file would otherwise say less than what clients saw.
+        state.foldItemTimes()
         var records: [FileRecord] = file.slots.map(\.record) + [.collection(label: state.label, modified: state.modified)]
         for item in state.items.values.sorted(by: { $0.sequence < $1.sequence }) {
-            guard let meta = item.sealedMeta else { return }
-            records.append(.item(ItemRecord(id: item.id, sequence: item.sequence, tags: item.tags, meta: meta,
-                                            secret: item.secret)))
+            records.append(.item(state.record(of: item)))
         }
         state.isCompacting = true
         let snapshot = CompactionSnapshot(path: file.path, directory: directory, header: file.header,

@@ -59,7 +59,9 @@ extension SecretStore {
                     throw FormatError("the file name is not a valid collection id (letters, digits and '_' only)")
                 }
                 guard let bytes = try POSIXFile.read(path) else { throw StorageError(message: "the file vanished") }
-                let state = try loadLocked(Journal.parse(bytes), path: path, expectedID: id)
+                let parsed = try Journal.parse(bytes)
+                let state = try loadLocked(parsed, path: path, expectedID: id)
+                state.file?.loadedImage = LoadedImage(parsed)
                 state.isLocked = true
                 collections[id] = state
             } catch {
@@ -113,6 +115,7 @@ extension SecretStore {
         var label = expectedID
         var modified = parsed.header.created
         var items: [String: StoredItem] = [:]
+        items.reserveCapacity(parsed.frames.count)
         for frame in parsed.frames {
             switch frame.record {
             case .keyWrap(let newWrap): slots[0] = KeySlot(legacy: newWrap)
@@ -121,17 +124,23 @@ extension SecretStore {
                 label = newLabel
                 modified = max(modified, when)
             case .item(let record):
-                items[record.id] = StoredItem(id: record.id, sequence: record.sequence, meta: nil, sealedMeta: record.meta,
-                                              secret: record.secret, tags: record.tags)
+                let sealed = try SealedItem(in: frame, record: record)
+                items[record.id] = StoredItem(id: record.id, sequence: record.sequence, knownModified: nil,
+                                              sealed: sealed)
             case .delete(let id): items[id] = nil
             }
         }
         let file = CollectionFile(path: path, header: parsed.header, indexKey: try SecretBytes(copying: parsed.header.indexKey),
                                   slots: try Self.checkedSlots(slots), writer: nil, recordCount: parsed.frames.count)
         let state = CollectionState(id: expectedID, label: label, created: parsed.header.created, modified: modified,
-                                    vault: nil, file: file)
-        for item in items.values { state.insert(item) }
-        state.nextSequence = (items.values.map(\.sequence).max() ?? 0) + 1
+                                    indexKey: file.indexKey, vault: nil, file: file, image: parsed.bytes)
+        state.reserveCapacity(items.count)
+        var lastSequence: UInt64 = 0
+        for item in items.values {
+            state.insert(item)
+            lastSequence = max(lastSequence, item.sequence)
+        }
+        state.nextSequence = lastSequence + 1
         return state
     }
 
@@ -155,9 +164,13 @@ extension SecretStore {
     }
 
     func checkGeneration(_ parsed: ParsedFile, id: String) throws {
+        try checkGeneration(lastSequence: parsed.lastSequence, id: id)
+    }
+
+    func checkGeneration(lastSequence: UInt64, id: String) throws {
         let recorded = ledger?.generation(of: id) ?? 0
-        guard parsed.lastSequence >= recorded else {
-            throw FormatError("the file is at generation \(parsed.lastSequence) but \(recorded) was written: "
+        guard lastSequence >= recorded else {
+            throw FormatError("the file is at generation \(lastSequence) but \(recorded) was written: "
                 + "it is an older copy or was cut short")
         }
     }

@@ -18,7 +18,7 @@ extension SecretStore {
     public func itemInfo(collection: String, item: String) throws(SecretServiceError) -> ItemInfo {
         let state = try state(of: collection)
         guard let stored = state.items[item] else { throw .noSuchObject("no such item") }
-        return state.info(of: stored)
+        return try state.info(of: stored)
     }
 
     /// Whether an item exists.
@@ -30,12 +30,13 @@ extension SecretStore {
     /// - Throws: `noSuchObject`, `isLocked`, `failed`.
     public func secret(collection: String, item: String) throws(SecretServiceError) -> StoredSecret {
         let state = try unlockedState(of: collection)
-        guard let stored = state.items[item], let vault = state.vault, let meta = stored.meta else {
-            throw .noSuchObject("no such item")
-        }
+        guard let stored = state.items[item], let vault = state.vault else { throw .noSuchObject("no such item") }
         markUsed(collection)
         do {
-            return StoredSecret(value: try vault.openSecret(stored.secret, item: item), contentType: meta.contentType)
+            // Of the metadata only the content type: decoding the label and attributes would double a read's cost.
+            let contentType = try vault.openContentType(stored.sealed.meta(in: state.image), item: item)
+            return StoredSecret(value: try vault.openSecret(stored.sealed.secret(in: state.image), item: item),
+                                contentType: contentType)
         } catch {
             throw .failed("the stored secret could not be decrypted: \(error)")
         }
@@ -76,9 +77,9 @@ extension SecretStore {
         try limits.check(secretByteCount: secret.value.count, contentType: secret.contentType)
         let state = try unlockedState(of: collection)
         let now = clock.now()
-        if replace, let existing = state.matches(attributes).first, let old = existing.meta {
+        if replace, let existing = state.matches(attributes).first, let old = try openMeta(existing.id, in: state) {
             try limits.check(totalSecretBytes: storedSecretBytes(), adding: secret.value.count,
-                             removing: existing.secret.sealed.count)
+                             removing: existing.sealed.secretByteCount)
             let meta = ItemMeta(label: label, attributes: attributes, contentType: secret.contentType,
                                 created: old.created, modified: now)
             let pending = try write(existing, meta: meta, secret: secret.value, in: state)
@@ -90,8 +91,9 @@ extension SecretStore {
         try limits.check(newItemIn: state.items.count)
         try limits.check(totalSecretBytes: storedSecretBytes(), adding: secret.value.count)
         let sequence = state.nextSequence
-        let item = StoredItem(id: String(sequence), sequence: sequence, meta: nil, sealedMeta: nil,
-                              secret: SealedBlob(nonce: [], sealed: []), tags: [])
+        let item = StoredItem(id: String(sequence), sequence: sequence, knownModified: nil,
+                              sealed: SealedItem(tags: [], meta: SealedBlob(nonce: [], sealed: []),
+                                                 secret: SealedBlob(nonce: [], sealed: [])))
         let meta = ItemMeta(label: label, attributes: attributes, contentType: secret.contentType, created: now,
                             modified: now)
         let pending = try write(item, meta: meta, secret: secret.value, in: state)
@@ -138,7 +140,7 @@ extension SecretStore {
     public func setSecret(collection: String, item: String, to secret: StoredSecret) async throws(SecretServiceError) {
         await waitForCompaction(of: collection)
         try limits.check(secretByteCount: secret.value.count, contentType: secret.contentType)
-        let replaced = collections[collection]?.items[item]?.secret.sealed.count ?? 0
+        let replaced = collections[collection]?.items[item]?.sealed.secretByteCount ?? 0
         try limits.check(totalSecretBytes: storedSecretBytes(), adding: secret.value.count, removing: replaced)
         try await modify(collection: collection, item: item, changed: nil) { meta, value in
             meta.contentType = secret.contentType
@@ -152,7 +154,9 @@ extension SecretStore {
                         _ change: (inout ItemMeta, inout SecretBytes?) -> Void) async throws(SecretServiceError) {
         await waitForCompaction(of: collection)
         let state = try unlockedState(of: collection)
-        guard let stored = state.items[item], var meta = stored.meta else { throw .noSuchObject("no such item") }
+        guard let stored = state.items[item], var meta = try openMeta(item, in: state) else {
+            throw .noSuchObject("no such item")
+        }
         var value: SecretBytes?
         change(&meta, &value)
         meta.modified = clock.now()
@@ -164,6 +168,16 @@ extension SecretStore {
         try await settle(pending)
     }
 
+    /// An item's metadata, opened; `nil` when the item does not exist or the collection is locked.
+    /// - Throws: `failed` when it cannot be decrypted.
+    func openMeta(_ item: String, in state: CollectionState) throws(SecretServiceError) -> ItemMeta? {
+        do {
+            return try state.openMeta(item)
+        } catch {
+            throw .failed("the item's metadata could not be decrypted: \(error)")
+        }
+    }
+
     /// Seals the item's new metadata (and secret, when given), writes it to the collection's file first when it has
     /// one, then updates memory. A failed write leaves memory unchanged.
     /// - Returns: the write to ``settle(_:)`` before acknowledging it.
@@ -171,21 +185,20 @@ extension SecretStore {
         throws(SecretServiceError) -> PendingWrite? {
         guard let vault = state.vault else { throw .isLocked("the collection is locked") }
         var updated = item
-        updated.meta = meta
+        updated.knownModified = meta.modified
+        let record: ItemRecord
         do {
-            if let secret { updated.secret = try vault.sealSecret(secret, item: item.id) }
-            if let file = state.file {
-                updated.sealedMeta = try vault.sealMeta(meta, item: item.id)
-                updated.tags = AttributeTags.tags(for: meta.attributes, indexKey: file.indexKey)
-            }
+            let sealedSecret = try secret.map { try vault.sealSecret($0, item: item.id) }
+                ?? item.sealed.secret(in: state.image)
+            let tags = try state.tags(for: meta.attributes)
+            let sealedMeta = try vault.sealMeta(meta, item: item.id)
+            updated.sealed = SealedItem(tags: tags, meta: sealedMeta, secret: sealedSecret)
+            record = ItemRecord(id: updated.id, sequence: updated.sequence, tags: tags.map(\.bytes), meta: sealedMeta,
+                                secret: sealedSecret)
         } catch {
             throw .failed("the item could not be encrypted: \(error)")
         }
-        var pending: PendingWrite?
-        if let sealedMeta = updated.sealedMeta {
-            pending = try persist(.item(ItemRecord(id: updated.id, sequence: updated.sequence, tags: updated.tags,
-                                                   meta: sealedMeta, secret: updated.secret)), in: state)
-        }
+        let pending = try persist(.item(record), in: state)
         collections[state.id]?.insert(updated)
         collections[state.id]?.modified = meta.modified
         compactIfWorthwhile(state.id)

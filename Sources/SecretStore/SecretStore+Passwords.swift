@@ -76,7 +76,7 @@ extension SecretStore {
                                                                 nextSequence: UInt64(records.count) + 1,
                                                                 length: bytes.count),
                                       recordCount: records.count)
-            let state = CollectionState(id: id, label: label, created: now, modified: now,
+            let state = CollectionState(id: id, label: label, created: now, modified: now, indexKey: file.indexKey,
                                         vault: try SecretVault(key: keys.data, collectionID: id), file: file)
             state.keys = keys
             collections[id] = state
@@ -167,7 +167,7 @@ extension SecretStore {
         guard let (slot, master) = try openMaster(id, with: keys) else { return false }
         hold(keys.first { $0.slot == slot }, of: id)
         do {
-            let state = try verifiedState(of: id, path: file.path, master: master)
+            let state = try verifiedState(of: id, path: file.path, master: master, locked: current)
             state.isLocked = false
             collections[id] = state
             markUnlocked(id)
@@ -183,27 +183,38 @@ extension SecretStore {
     }
 
     /// Reads the file once, checks every record's MAC and the generation, and builds the collection from those same
-    /// bytes, decrypting all item metadata.
-    func verifiedState(of id: String, path: String, master: SecretBytes) throws -> CollectionState {
+    /// bytes. When they are the bytes `locked` was built from (the unlock after a start), `locked` is kept and only
+    /// the chain is checked. Item metadata stays sealed until asked for.
+    func verifiedState(of id: String, path: String, master: SecretBytes, locked: CollectionState) throws
+        -> CollectionState {
         let keys = try CollectionKeys(master: master, collectionID: id)
-        guard let bytes = try POSIXFile.read(path) else { throw StorageError(message: "the file vanished") }
-        let parsed = try Journal.parse(bytes)
-        guard let lastMAC = try Journal.verify(parsed, key: keys.authentication) else {
-            throw FormatError("the file failed authentication: it was altered")
-        }
-        let state = try loadLocked(parsed, path: path, expectedID: id)
         let vault = try SecretVault(key: keys.data, collectionID: id)
-        for (itemID, item) in state.items {
-            guard let sealed = item.sealedMeta else { continue }
-            var opened = item
-            opened.meta = try vault.openMeta(sealed, item: itemID)
-            state.insert(opened)
-            state.modified = max(state.modified, opened.modified)
+        guard let bytes = try POSIXFile.read(path) else { throw StorageError(message: "the file vanished") }
+        let state: CollectionState
+        let writer: JournalWriter
+        if let image = locked.file?.loadedImage, image.matches(bytes, image: locked.image) {
+            try checkGeneration(lastSequence: image.lastSequence, id: id)
+            guard let lastMAC = try image.verifyChain(bytes, key: keys.authentication) else {
+                throw FormatError("the file failed authentication: it was altered")
+            }
+            state = locked
+            writer = JournalWriter(path: path, lastMAC: lastMAC, nextSequence: image.lastSequence + 1,
+                                   length: image.validLength)
+        } else {
+            let parsed = try Journal.parse(bytes)
+            guard let lastMAC = try Journal.verify(parsed, key: keys.authentication) else {
+                throw FormatError("the file failed authentication: it was altered")
+            }
+            state = try loadLocked(parsed, path: path, expectedID: id)
+            writer = JournalWriter(path: path, lastMAC: lastMAC, nextSequence: parsed.lastSequence + 1,
+                                   length: parsed.validLength)
         }
+        // Appends follow; the image no longer describes the file.
+        state.file?.loadedImage = nil
+        state.modifiedCountsItems = false
         state.vault = vault
         state.keys = keys
-        state.file?.writer = JournalWriter(path: path, lastMAC: lastMAC, nextSequence: parsed.lastSequence + 1,
-                                               length: parsed.validLength)
+        state.file?.writer = writer
         return state
     }
 }

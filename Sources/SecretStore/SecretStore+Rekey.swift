@@ -138,19 +138,19 @@ extension SecretStore {
                                             indexKey: SecureRandom.bytes(count: FileHeader.indexKeySize))
                 : file.header
             indexKey = resealing ? try SecretBytes(copying: header.indexKey) : file.indexKey
+            state.foldItemTimes()
             records = slots.map(\.record) + [.collection(label: state.label, modified: state.modified)]
             for old in state.items.values.sorted(by: { $0.sequence < $1.sequence }) {
-                guard let meta = old.meta, let oldSealedMeta = old.sealedMeta else {
-                    throw StorageError(message: "item metadata is not loaded")
-                }
                 var item = old
                 if resealing {
-                    item.secret = try vault.sealSecret(try oldVault.openSecret(old.secret, item: old.id), item: old.id)
-                    item.sealedMeta = try vault.sealMeta(meta, item: old.id)
-                    item.tags = AttributeTags.tags(for: meta.attributes, indexKey: indexKey)
+                    let meta = try oldVault.openMeta(old.sealed.meta(in: state.image), item: old.id)
+                    let tags = try AttributeTags.tags(for: meta.attributes, indexKey: indexKey)
+                    let sealedMeta = try vault.sealMeta(meta, item: old.id)
+                    let sealedSecret = try vault.sealSecret(
+                        try oldVault.openSecret(old.sealed.secret(in: state.image), item: old.id), item: old.id)
+                    item.sealed = SealedItem(tags: tags, meta: sealedMeta, secret: sealedSecret)
                 }
-                records.append(.item(ItemRecord(id: item.id, sequence: item.sequence, tags: item.tags,
-                                                meta: item.sealedMeta ?? oldSealedMeta, secret: item.secret)))
+                records.append(.item(state.record(of: item)))
                 items.append(item)
             }
             lastSequence = writer.nextSequence + UInt64(records.count) - 1
@@ -175,6 +175,9 @@ extension SecretStore {
             _ = try? setLocked(id, true)
             throw .failed("the new keys are in place but their generation could not be recorded: \(error)")
         }
+        // The new tags are keyed by the new index key: the old postings go before the new ones come in.
+        for item in items { _ = state.remove(item.id) }
+        state.indexKey = indexKey
         for item in items { state.insert(item) }
         state.vault = vault
         state.keys = keys

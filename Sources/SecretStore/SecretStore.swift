@@ -31,6 +31,8 @@ public actor SecretStore {
     var closed = false
     /// Makes appended records durable off the store's thread.
     let syncer: any FileSyncing
+    /// Collections with an announced unlock under way, and the calls waiting for it to end.
+    var pendingUnlocks: [String: [CheckedContinuation<Void, Never>]] = [:]
     /// Key-encryption keys of systemd-credential slots seen this run (added, or unlocked with), by collection and
     /// slot, kept so a password change can re-wrap those slots under a new master key. Kept while the collection is
     /// locked: the credential itself stays readable by this process for its whole life anyway (systemd keeps it in
@@ -84,9 +86,12 @@ public actor SecretStore {
     public func collectionIDs() -> [String] { collections.keys.sorted() }
 
     /// A snapshot of one collection.
+    /// - Parameter countingItemTimes: whether `modified` must count every item's own time. The first snapshot after
+    ///   an unlock that does opens every item's metadata; callers that do not read `modified` pass `false`.
     /// - Throws: ``SecretServiceError/noSuchObject(_:)``.
-    public func collectionInfo(_ id: String) throws(SecretServiceError) -> CollectionInfo {
-        try state(of: id).info()
+    public func collectionInfo(_ id: String, countingItemTimes: Bool = true) throws(SecretServiceError)
+        -> CollectionInfo {
+        try state(of: id).info(countingItemTimes: countingItemTimes)
     }
 
     /// Creates a collection, or returns the one `alias` already names.
@@ -115,7 +120,13 @@ public actor SecretStore {
         }
         guard inMemory else { throw .invalidArgs("a persistent collection needs a password") }
         let now = clock.now()
-        collections[id] = CollectionState(id: id, label: label, created: now, modified: now,
+        let indexKey: SecretBytes
+        do {
+            indexKey = try SecureRandom.secretBytes(count: FileHeader.indexKeySize)
+        } catch {
+            throw .failed("no secure memory for the collection's index key: \(error)")
+        }
+        collections[id] = CollectionState(id: id, label: label, created: now, modified: now, indexKey: indexKey,
                                           vault: try .ephemeral(collectionID: id), file: nil)
         markUnlocked(id)
         eventSink.yield(.collectionCreated(id))
@@ -169,7 +180,6 @@ public actor SecretStore {
             state.vault = nil
             state.keys = nil
             state.file?.writer = nil
-            state.index = AttributeIndex()
             state.forgetMetadata()
         }
         collections[id] = state

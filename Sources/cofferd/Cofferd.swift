@@ -3,7 +3,6 @@
 
 import ArgumentParser
 import CHardening
-import Foundation
 import Logging
 import SecretCrypto
 import SecretServiceDaemon
@@ -147,7 +146,7 @@ struct Cofferd: AsyncParsableCommand {
                 loginChannelDirectory: Self.loginChannelDirectory(),
                 credentialsDirectory: Self.credentialsDirectory,
                 keyDerivation: Argon2idParameters(iterations: kdfIterations, memoryKiB: kdfMemory, parallelism: 1),
-                autoLock: settings.autoLock, loginSessionID: ProcessInfo.processInfo.environment["XDG_SESSION_ID"]),
+                autoLock: settings.autoLock, loginSessionID: Environment.value("XDG_SESSION_ID")),
             logger: logger)
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
@@ -170,7 +169,7 @@ struct Cofferd: AsyncParsableCommand {
 
     /// systemd's `$CREDENTIALS_DIRECTORY` for this service, when it is an absolute path.
     static var credentialsDirectory: String? {
-        guard let path = ProcessInfo.processInfo.environment["CREDENTIALS_DIRECTORY"], path.hasPrefix("/") else {
+        guard let path = Environment.value("CREDENTIALS_DIRECTORY"), path.hasPrefix("/") else {
             return nil
         }
         return path
@@ -179,7 +178,7 @@ struct Cofferd: AsyncParsableCommand {
     /// Reads the configuration file named with `--config`, else the standard one if it exists; exits on any problem
     /// rather than run with settings the user did not ask for.
     static func loadSettings(from explicitPath: String?) -> ConfigFile {
-        guard let path = explicitPath ?? ConfigFile.standardPath(environment: ProcessInfo.processInfo.environment)
+        guard let path = explicitPath ?? ConfigFile.standardPath(environment: Environment.configurationVariables)
         else { return ConfigFile() }
         do {
             return try ConfigFile.load(path: path, required: explicitPath != nil)
@@ -190,7 +189,7 @@ struct Cofferd: AsyncParsableCommand {
 
     /// `$XDG_RUNTIME_DIR/coffer`, where the PAM module finds cofferd (docs/PAM.md); none without a runtime directory.
     static func loginChannelDirectory() -> String? {
-        guard let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") else {
+        guard let runtime = Environment.value("XDG_RUNTIME_DIR"), runtime.hasPrefix("/") else {
             return nil
         }
         return runtime + "/coffer"

@@ -18,6 +18,7 @@ struct PackageTests {
         "usr/bin/cofferd", "usr/bin/coffer",
         "usr/share/man/man1/cofferd.1", "usr/share/man/man1/coffer.1",
         "usr/share/dbus-1/services/org.freedesktop.secrets.service",
+        "usr/share/xdg-desktop-portal/portals/coffer.portal",
         "usr/lib/systemd/user/cofferd.service",
         "usr/share/bash-completion/completions/coffer", "usr/share/zsh/site-functions/_coffer",
         "usr/share/fish/vendor_completions.d/coffer.fish",

@@ -2,7 +2,7 @@
 // Test helper: adds generic passwords `race-0…` in step with other processes, for the Keychain cross-process test.
 
 import Foundation
-import Keychain
+import Keychain  // the compatibility module: code written for earlier releases keeps building
 
 // Usage: keychain-race-helper <bus address> <lock directory> <access group> <count>
 // Connects, prints "ready", waits for a line on standard input (the test's starting signal, sent once every helper

@@ -1,11 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Apple's documented keychain code, compiled as written, run against every provider.
 
-#if canImport(Security)
 import Security
-#else
-import Keychain
-#endif
 import Foundation
 import SecretServiceTestSupport
 import Testing

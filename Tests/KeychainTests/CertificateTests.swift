@@ -2,7 +2,7 @@
 // Certificates: stored as DER with the attributes Apple derives from it, searched, updated and deleted.
 
 import Foundation
-import Keychain
+import CofferKeychain
 import SecretCrypto
 import SecretServiceClient
 import SecretServiceTestSupport

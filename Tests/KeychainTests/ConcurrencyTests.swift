@@ -2,7 +2,7 @@
 // SecItem calls from many threads, from tasks that fill the concurrency pool, and from two processes at once.
 
 import Foundation
-import Keychain
+import CofferKeychain
 import SecretServiceClient
 import SecretServiceTestSupport
 import Synchronization

@@ -3,7 +3,7 @@
 // through the library adopts them (mapping §6.9).
 
 import Foundation
-import Keychain
+import CofferKeychain
 import SecretServiceClient
 import SecretServiceTestSupport
 import Testing

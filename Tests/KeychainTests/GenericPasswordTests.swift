@@ -2,7 +2,7 @@
 // Generic passwords end to end: add, read, update, delete, duplicates, not-found and every result shape.
 
 import Foundation
-import Keychain
+import CofferKeychain
 import SecretServiceTestSupport
 import Testing
 

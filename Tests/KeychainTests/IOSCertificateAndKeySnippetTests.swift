@@ -1,11 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The iOS "store a certificate or key, read it back as a SecCertificate or SecKey" flows, compiled as written.
 
-#if canImport(Security)
 import Security
-#else
-import Keychain
-#endif
 import Foundation
 import SecretServiceTestSupport
 import Testing

@@ -1,11 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Account-only keychain code in the style of the popular small wrappers, kept exactly as such code reads.
 
-#if canImport(Security)
 import Security
-#else
-import Keychain
-#endif
 import Foundation
 
 /// String constants, delete-then-add, and a result code kept for the caller.

@@ -1,11 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // iOS keychain code in its everyday spellings, compiled as written and checked for iOS result types and statuses.
 
-#if canImport(Security)
 import Security
-#else
-import Keychain
-#endif
 import Foundation
 import SecretServiceTestSupport
 import Testing

@@ -2,11 +2,7 @@
 // Keychain code written the way iOS apps write it (helper types, older AnyObject style, CFString keys), kept
 // exactly as such code reads so that it compiles against Security on Apple platforms and Keychain on Linux.
 
-#if canImport(Security)
 import Security
-#else
-import Keychain
-#endif
 import Foundation
 
 // MARK: - The ubiquitous "KeychainHelper": CFString-keyed literals, add-then-update, results ignored.

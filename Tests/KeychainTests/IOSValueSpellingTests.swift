@@ -2,11 +2,7 @@
 // iOS code's spellings of values and result checks: constants as String, NSNumber and Int32 numbers, Data
 // accounts, and CFGetTypeID checks before a forced cast.
 
-#if canImport(Security)
 import Security
-#else
-import Keychain
-#endif
 import Foundation
 import SecretServiceTestSupport
 import Testing

@@ -2,7 +2,7 @@
 // Items written through SecItem are found by secret-tool and python keyring; locked and missing providers.
 
 import Foundation
-import Keychain
+import CofferKeychain
 import SecretServiceClient
 import SecretServiceTestSupport
 import Testing

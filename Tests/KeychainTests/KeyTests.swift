@@ -2,7 +2,7 @@
 // Keys: stored as Apple's external representation with size and application label derived from it.
 
 import Foundation
-import Keychain
+import CofferKeychain
 import SecretServiceClient
 import SecretServiceTestSupport
 import Testing

@@ -2,7 +2,7 @@
 // The Swift-style `Keychain` front: subscripts, throwing and async calls, options, typed errors, Codable values.
 
 import Foundation
-import Keychain
+import CofferKeychain
 import SecretServiceClient
 import SecretServiceTestSupport
 import Testing

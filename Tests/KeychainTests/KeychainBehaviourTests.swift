@@ -2,7 +2,7 @@
 // iOS keychain semantics over cofferd: update and delete all matches, synchronizable, access groups, references.
 
 import Foundation
-import Keychain
+import CofferKeychain
 import SecretServiceTestSupport
 import Testing
 

@@ -2,11 +2,7 @@
 // iOS code that imports LocalAuthentication beside the keychain API builds unchanged, never reports a successful
 // biometric check on Linux, and its no-interaction context keeps SecItem calls from prompting.
 
-#if canImport(Security)
 import Security
-#else
-import Keychain
-#endif
 import Foundation
 import LocalAuthentication
 import SecretServiceClient

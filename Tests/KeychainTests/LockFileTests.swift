@@ -3,7 +3,7 @@
 
 import Foundation
 import Glibc
-import Keychain
+import CofferKeychain
 import SecretServiceTestSupport
 import Testing
 

@@ -2,7 +2,8 @@
 // Where a blocking SecItem call runs: on the shared connection's loop thread, and never called from it.
 
 import Foundation
-@testable import Keychain
+import CofferKeychain
+@testable import Security
 import SecretServiceClient
 import SecretServiceTestSupport
 import Testing

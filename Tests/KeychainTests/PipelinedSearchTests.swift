@@ -5,7 +5,7 @@
 import DBusTransport
 import DBusWire
 import Foundation
-import Keychain
+import CofferKeychain
 import SecretServiceClient
 import SecretServiceProtocol
 import SecretServiceTestSupport

@@ -3,7 +3,7 @@
 // default collection whose creation is dismissed is -25307.
 
 import Foundation
-import Keychain
+import CofferKeychain
 import SecretServiceClient
 import SecretServiceTestSupport
 import Testing

@@ -2,7 +2,7 @@
 // Constants, messages and the query checks that fail before any provider is contacted.
 
 import Foundation
-import Keychain
+import CofferKeychain
 import Testing
 
 extension KeychainSuites {

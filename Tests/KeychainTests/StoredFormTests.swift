@@ -3,7 +3,7 @@
 
 import DBusWire
 import Foundation
-import Keychain
+import CofferKeychain
 import SecretServiceClient
 import SecretServiceTestSupport
 import Testing

@@ -124,6 +124,18 @@ struct IntrospectionTests {
         #expect(Set(spec.interfaces.keys) == Set(objects.map(\.1)))
     }
 
+    @Test("the portal object serves the Secret portal backend interface exactly as its file declares it")
+    func portalMatchesFile() async throws {
+        let name = SecretServiceNames.portalSecretInterface.rawValue
+        let file = try IntrospectionSummary.parse(try String(
+            contentsOf: Self.dbusDirectory.appendingPathComponent("\(name).xml"), encoding: .utf8))
+        #expect(Array(file.interfaces.keys) == [name])
+        let served = try await introspect(try await RouterHarness(), SecretServiceNames.portalPath)
+        #expect(served.interfaces[name] == file.interfaces[name])
+        #expect(Set(served.interfaces.keys) == [name, "org.freedesktop.DBus.Properties",
+                                                "org.freedesktop.DBus.Introspectable", "org.freedesktop.DBus.Peer"])
+    }
+
     @Test("child nodes list the live tree so walkers reach every object")
     func children() async throws {
         let h = try await RouterHarness()

@@ -82,6 +82,8 @@ struct CrashTests {
     /// - Returns: whether the state is consistent (otherwise the issues are recorded).
     private func verify(_ model: inout CrashModel, client: SecretService, daemon: DaemonHarness, round: Int,
                         tally: inout Tally, context: String, previousLog: URL?) async throws -> Bool {
+        // A search waits for the --unlock, which runs once the name is claimed: its outcome is in the log after it.
+        _ = try await client.searchItems([:])
         let log = daemon.log()
         for bad in ["unavailable", "failed verification", "does not unlock"] where log.contains(bad) {
             Issue.record("\(context): the log reports '\(bad)':\n\(log)")

@@ -66,13 +66,14 @@ struct PersistenceIntegrationTamperingTests {
             try bytes.write(to: daemons.collectionFile("login"))
 
             let daemon = try await daemons.start(DaemonSequence.options("tampered"))
-            let log = daemon.log()
-            #expect(log.contains(daemons.collectionFile("login").path), "the log does not name the file:\n\(log)")
-            #expect(log.contains("altered"), "the log gives no reason:\n\(log)")
             try await withClient(on: daemons.bus) { client in
                 try await expectLoginUnavailable(client)
                 try await expectOtherServes(client)
             }
+            // The --unlock runs once the name is claimed; the calls on login above waited for it to find the damage.
+            let log = daemon.log()
+            #expect(log.contains(daemons.collectionFile("login").path), "the log does not name the file:\n\(log)")
+            #expect(log.contains("altered"), "the log gives no reason:\n\(log)")
             await daemons.stop()
             #expect(try daemons.fileBytes("login") == bytes, "the tampered file was changed")
         }

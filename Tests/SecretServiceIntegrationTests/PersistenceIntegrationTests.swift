@@ -110,9 +110,10 @@ struct PersistenceIntegrationTests {
 
             let daemon = try await daemons.start(DaemonSequence.options(
                 "wrong", loginPassword: "not the login password", pinentryAnswers: []))
-            #expect(daemon.log().contains("does not unlock the login collection"), "log:\n\(daemon.log())")
             try await withClient(on: daemons.bus) { client in
+                // Waits for the --unlock, which runs once the name is claimed.
                 #expect(try await client.collectionProperties(login).locked)
+                #expect(daemon.log().contains("does not unlock the login collection"), "log:\n\(daemon.log())")
                 #expect(try await client.readAlias(SecretServiceNames.defaultAlias) == login)
                 let found = try await client.searchItems(["wrong-start": "1"])
                 #expect(found.locked == [item] && found.unlocked.isEmpty, "\(found)")

@@ -36,7 +36,7 @@ struct CollectionAdaptor {
     /// has unlocked it: deleting must take no less than reading, or anyone on the bus could destroy a collection
     /// whose password they never knew. A dismissed prompt leaves it (and its file) as it was.
     private func delete(_ id: String, caller: BusName) async throws(SecretServiceError) -> HandlerResult {
-        guard try await context.store.collectionInfo(id).isLocked else {
+        guard try await context.store.collectionInfo(id, countingItemTimes: false).isLocked else {
             try await context.store.deleteCollection(id)
             return HandlerResult([.objectPath(.root)])
         }
@@ -88,10 +88,13 @@ struct CollectionAdaptor {
 
     // MARK: - Properties
 
-    /// - Parameter includingItems: whether to list the items (O(n); signals announce the list apart).
-    func properties(of id: String, includingItems: Bool = true) async throws(SecretServiceError)
-        -> [String: DBusValue] {
-        let info = try await context.store.collectionInfo(id)
+    /// - Parameters:
+    ///   - includingItems: whether to list the items (O(n); signals announce the list apart).
+    ///   - includingModified: whether `Modified` must be exact; the first time after an unlock it opens every item
+    ///     (see ``SecretStore/collectionInfo(_:countingItemTimes:)``), which a signal about another property skips.
+    func properties(of id: String, includingItems: Bool = true, includingModified: Bool = true) async
+        throws(SecretServiceError) -> [String: DBusValue] {
+        let info = try await context.store.collectionInfo(id, countingItemTimes: includingModified)
         var values: [String: DBusValue] = [
             "Label": .string(info.label),
             "Locked": .boolean(info.isLocked),

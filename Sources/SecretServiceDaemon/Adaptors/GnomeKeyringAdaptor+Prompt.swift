@@ -39,7 +39,7 @@ struct PasswordChangeFlow {
     /// - Returns: whether the password was changed; `false` when the user dismissed a question, gave a wrong
     ///   current password ``UnlockFlow/attempts`` times, or the change failed.
     func run(_ collection: String, windowID: String, caller: BusName) async -> Bool {
-        guard let info = try? await context.store.collectionInfo(collection) else { return false }
+        guard let info = try? await context.store.collectionInfo(collection, countingItemTimes: false) else { return false }
         var request = PasswordRequest(collectionLabel: info.label, windowID: windowID, caller: caller,
                                       isPasswordChange: true)
         guard let current = await currentPassword(of: collection, asking: request) else { return false }

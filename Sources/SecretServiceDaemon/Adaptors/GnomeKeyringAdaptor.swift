@@ -65,7 +65,7 @@ struct GnomeKeyringAdaptor {
         let id = try await passwordCollection(at: path)
         let store = context.store
         let accepted: Bool
-        if try await store.collectionInfo(id).isLocked {
+        if try await store.collectionInfo(id, countingItemTimes: false).isLocked {
             accepted = try await store.unlock(id, password: password)
         } else {
             // Unlocking an open collection changes nothing, but gnome-keyring still refuses a wrong password there,

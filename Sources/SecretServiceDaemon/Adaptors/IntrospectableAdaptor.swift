@@ -33,7 +33,7 @@ struct IntrospectableAdaptor {
             case "prompt": return await context.clients.promptIDs()
             default: return []
             }
-        case .item, .session, .prompt, .finishedPrompt, .unsetDefaultAlias:
+        case .item, .session, .prompt, .finishedPrompt, .unsetDefaultAlias, .portal:
             return []
         }
     }

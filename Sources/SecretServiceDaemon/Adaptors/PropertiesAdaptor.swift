@@ -41,6 +41,7 @@ struct PropertiesAdaptor {
         case .item(let collection, let item, _):
             return try await ItemAdaptor(context: context).properties(collection: collection, item: item)
         case .unsetDefaultAlias: throw .noSuchObject("no such collection")
+        case .portal: return PortalSecretAdaptor.properties
         case .session, .prompt, .finishedPrompt, .directory: return [:]
         }
     }

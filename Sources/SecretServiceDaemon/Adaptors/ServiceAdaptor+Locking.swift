@@ -14,7 +14,7 @@ extension ServiceAdaptor {
         var pending: [(path: ObjectPath, collection: String)] = []
         for path in objects {
             guard let collection = await owningCollection(of: path),
-                  let info = try? await context.store.collectionInfo(collection)
+                  let info = try? await context.store.collectionInfo(collection, countingItemTimes: false)
             else { continue }
             if info.isLocked {
                 pending.append((path, collection))

@@ -14,7 +14,7 @@ struct UnlockFlow {
 
     /// - Returns: whether the collection is unlocked afterwards.
     func run(_ collection: String, windowID: String, caller: BusName) async -> Bool {
-        guard let info = try? await context.store.collectionInfo(collection) else { return false }
+        guard let info = try? await context.store.collectionInfo(collection, countingItemTimes: false) else { return false }
         guard info.isLocked else { return true }
         guard (try? await context.store.needsPassword(collection)) == true else {
             let request = PromptRequest(kind: .unlock(collectionLabel: info.label), windowID: windowID, caller: caller)

@@ -15,6 +15,8 @@ struct DaemonContext: Sendable {
     let prompter: any Prompter
     let sender: any MessageSender
     let logger: Logger
+    /// Serializes the Secret portal's find-or-create per application.
+    let portalSecrets = KeyedExclusion()
 
     // MARK: - Resolution helpers shared by adaptors
 

@@ -19,6 +19,8 @@ enum Node: Sendable {
     case finishedPrompt(id: String)
     /// An intermediate path such as `/org/freedesktop/secrets/collection`, which only lists children.
     case directory(kind: String)
+    /// `/org/freedesktop/portal/desktop`, where xdg-desktop-portal calls its backends.
+    case portal
 
     /// The interfaces the object carries, its own first.
     var interfaces: [InterfaceDescription] {
@@ -33,6 +35,7 @@ enum Node: Sendable {
         case .session: [SecretInterfaces.session] + SecretInterfaces.standard
         case .prompt, .finishedPrompt: [SecretInterfaces.prompt] + SecretInterfaces.standard
         case .directory: [SecretInterfaces.introspectable, SecretInterfaces.peer]
+        case .portal: [SecretInterfaces.portalSecret] + SecretInterfaces.standard
         }
     }
 }

@@ -12,6 +12,7 @@ struct NodeResolver {
     static let directories: Set<String> = ["collection", "aliases", "session", "prompt"]
 
     func resolve(_ path: ObjectPath, caller: BusName) async throws(SecretServiceError) -> Node {
+        if path == SecretServiceNames.portalPath { return .portal }
         guard let parsed = SecretObjectPath(path) else {
             let elements = path.elements
             if elements.count == 4, path.isDescendant(of: SecretServiceNames.servicePath),

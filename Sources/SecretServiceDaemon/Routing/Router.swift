@@ -46,6 +46,7 @@ public struct Router: Sendable {
             guard !CallSize.exceeds(message.body, limit: maximumCallBytes) else {
                 throw SecretServiceError.limitsExceeded("the call's arguments exceed \(maximumCallBytes) bytes")
             }
+            await PendingUnlockGate.waitIfNeeded(path, message.interface, member, context: context)
             let node = try await NodeResolver(context: context).resolve(path, caller: caller)
             let (interface, method) = try Self.lookUp(member, in: message.interface, on: node)
             guard message.signature == method.inputSignature else {
@@ -122,6 +123,8 @@ public struct Router: Sendable {
             return try await GnomeKeyringAdaptor(context: context).call(call)
         case SecretServiceNames.keySlotsInterface: return try await KeySlotsAdaptor(context: context).call(call)
         case SecretServiceNames.cofferInterface: return try await CofferAdaptor(context: context).call(call)
+        case SecretServiceNames.portalSecretInterface:
+            return try await PortalSecretAdaptor(context: context).call(call)
         case SecretServiceNames.propertiesInterface: return try await PropertiesAdaptor(context: context).call(call)
         case SecretServiceNames.introspectableInterface:
             return try await IntrospectableAdaptor(context: context).call(call)

@@ -32,7 +32,8 @@ struct Signaller {
             await context.emit(SecretServiceNames.serviceInterface, "CollectionChanged", from: service,
                                [.objectPath(Paths.collection(id))])
             // The other properties go out now; Items, the full list, is spaced out by the coalescer.
-            guard let values = try? await CollectionAdaptor(context: context).properties(of: id, includingItems: false)
+            guard let values = try? await CollectionAdaptor(context: context).properties(
+                of: id, includingItems: false, includingModified: properties.contains(.modified))
             else { return }
             let changed = values.filter { name, _ in properties.contains { $0.rawValue == name } }
             await propertiesChanged(SecretServiceNames.collectionInterface, changed, at: await paths(of: id))

@@ -53,15 +53,28 @@ enum KeyWrapping {
 /// Attribute tags: the keyed hashes that let a locked collection answer searches.
 enum AttributeTags {
     /// The 16-byte tag of one attribute pair: HMAC-SHA256(index key, name ‖ 0 ‖ value), truncated.
-    static func tag(name: String, value: String, indexKey: SecretBytes) -> [UInt8] {
+    static func tag(name: String, value: String, indexKey: SecretBytes) throws -> AttributeTag {
         var message = Array(name.utf8)
         message.append(0)
         message += value.utf8
-        let mac = (try? HMACSHA256.authenticationCode(for: message, key: indexKey)) ?? []
-        return Array(mac.prefix(FileRecord.tagSize))
+        return AttributeTag(try HMACSHA256.authenticationCode(for: message, key: indexKey).prefix(FileRecord.tagSize))
     }
 
-    static func tags(for attributes: [String: String], indexKey: SecretBytes) -> [[UInt8]] {
-        attributes.map { tag(name: $0.key, value: $0.value, indexKey: indexKey) }.sorted { $0.lexicographicallyPrecedes($1) }
+    /// The tags of `attributes`, in the order files store them.
+    /// - Throws: ``CryptoError`` when libgcrypt cannot compute them (no secure memory left).
+    static func tags(for attributes: [String: String], indexKey: SecretBytes) throws -> [AttributeTag] {
+        try tags(for: attributes, authenticator: HMACSHA256.Authenticator(key: indexKey))
+    }
+
+    /// The tags of `attributes` with a context already keyed with the index key: every search computes the tags of
+    /// its query, and keying a context costs more than the tags.
+    static func tags(for attributes: [String: String], authenticator: HMACSHA256.Authenticator) throws
+        -> [AttributeTag] {
+        try attributes.map { name, value in
+            var prefix = Array(name.utf8)
+            prefix.append(0)
+            let mac = try authenticator.code(for: prefix[...], Array(value.utf8)[...])
+            return AttributeTag(mac.prefix(FileRecord.tagSize))
+        }.sorted(by: <)
     }
 }

@@ -26,6 +26,32 @@ struct ItemMeta: Sendable, Equatable {
         return writer.bytes
     }
 
+    /// Only the content type, skipping the label and attributes before it.
+    static func decodeContentType(_ bytes: UnsafeRawBufferPointer) throws(FormatError) -> String {
+        var offset = 0
+        func length(_ size: Int) throws(FormatError) -> Int {
+            guard offset + size <= bytes.count else { throw FormatError("item metadata too short") }
+            defer { offset += size }
+            return bytes[offset..<offset + size].reduce(0) { $0 << 8 | Int($1) }
+        }
+        func skipString() throws(FormatError) {
+            let count = try length(2)
+            guard offset + count <= bytes.count else { throw FormatError("item metadata too short") }
+            offset += count
+        }
+        try skipString()
+        for _ in 0..<(try length(2)) {
+            try skipString()
+            try skipString()
+        }
+        let count = try length(2)
+        guard offset + count <= bytes.count else { throw FormatError("item metadata too short") }
+        guard let text = String(validating: UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + count]),
+                                as: UTF8.self)
+        else { throw FormatError("invalid UTF-8") }
+        return text
+    }
+
     static func decode(_ bytes: [UInt8]) throws(FormatError) -> ItemMeta {
         var reader = ByteReader(bytes[...])
         let label = try reader.string()
@@ -87,6 +113,20 @@ struct SecretVault: Sendable {
         let plain = try SecretBytes(copying: meta.encode())
         return SealedBlob(nonce: nonce, sealed: try key.seal(plain, nonce: nonce,
                                                                    associatedData: associatedData("meta", item)))
+    }
+
+    /// Only the metadata's `modified`, its last field: what ordering and the collection's time need, without
+    /// decoding the rest.
+    func openModified(_ blob: SealedBlob, item: String) throws -> UInt64 {
+        let plain = try key.open(blob.sealed, nonce: blob.nonce, associatedData: associatedData("meta", item))
+        guard plain.count >= 8 else { throw FormatError("item metadata too short") }
+        return plain.withUnsafeBytes { raw in raw[(raw.count - 8)...].reduce(0) { $0 << 8 | UInt64($1) } }
+    }
+
+    /// Only the metadata's content type, which a secret is returned with.
+    func openContentType(_ blob: SealedBlob, item: String) throws -> String {
+        let plain = try key.open(blob.sealed, nonce: blob.nonce, associatedData: associatedData("meta", item))
+        return try plain.withUnsafeBytes { raw throws(FormatError) in try ItemMeta.decodeContentType(raw) }
     }
 
     func openMeta(_ blob: SealedBlob, item: String) throws -> ItemMeta {

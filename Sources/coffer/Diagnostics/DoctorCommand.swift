@@ -9,11 +9,11 @@ import SecretServiceClient
 struct Doctor: CofferCommand {
     static let configuration = CommandConfiguration(
         abstract: "Check the session bus, the provider, competing providers, activation files, cofferd's systemd "
-            + "unit, file permissions and integrity, pinentry.",
+            + "unit, the PAM stack, file permissions and integrity, pinentry.",
         discussion: "Prints one line per finding (ok, warning, error) and a fix for each problem. A provider other "
             + "than cofferd that owns the name or will take it at login (gnome-keyring's autostart entry, "
             + "activation files or enabled systemd units, KeePassXC's integration) is an error; pam_gnome_keyring "
-            + "lines are warnings. Exits 0 when nothing is an error, 1 otherwise. Does not start a provider.")
+            + "lines, and a PAM stack without pam_coffer.so's auth, session or password line, are warnings. Exits 0 when nothing is an error, 1 otherwise. Does not start a provider.")
 
     @OptionGroup var output: OutputOptions
 
@@ -59,6 +59,7 @@ struct Doctor: CofferCommand {
         if let systemRoot { directories.systemRoot = systemRoot }
         let cofferd = (try? Takeover.locateCofferd(nil)) ?? "cofferd"
         findings += DoctorChecks.competitors(directories, cofferd: cofferd)
+        findings += DoctorChecks.loginUnlock(directories)
         // The prefix cofferd was installed under is the one its activation file names, if one does.
         let activated = CompetitorSurvey.activationFile(
             for: "org.freedesktop.secrets", in: [directories.userServices] + directories.systemServices)

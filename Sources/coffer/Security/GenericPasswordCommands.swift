@@ -3,7 +3,7 @@
 
 import ArgumentParser
 import Foundation
-import Keychain
+import CofferKeychain
 
 struct AddGenericPassword: CofferCommand {
     static let configuration = CommandConfiguration(
@@ -78,7 +78,8 @@ enum PasswordFinder {
         async throws {
         let wantsData = show.showPassword || show.passwordOnly
         guard let item = try await PasswordItemStore(accessGroup: nil)
-            .find(itemClass, attributes: attributes, all: false, withData: wantsData).first
+            .find(itemClass, attributes: attributes, all: false, withData: wantsData,
+                  includeForeign: show.includeForeign).first
         else { throw KeychainStatusError(status: errSecItemNotFound, operation: "SecKeychainSearchCopyNext") }
         if json {
             try JSONOutput.print(PasswordItemPrinter.json(item, includePassword: wantsData))

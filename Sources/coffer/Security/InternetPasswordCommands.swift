@@ -3,7 +3,7 @@
 
 import ArgumentParser
 import Foundation
-import Keychain
+import CofferKeychain
 
 struct AddInternetPassword: CofferCommand {
     static let configuration = CommandConfiguration(

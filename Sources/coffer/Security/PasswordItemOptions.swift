@@ -3,7 +3,7 @@
 
 import ArgumentParser
 import Foundation
-import Keychain
+import CofferKeychain
 import SecretCrypto
 
 /// The attribute flags every password verb has (`-a -c -C -D -j -l`).
@@ -136,20 +136,32 @@ struct PasswordValueOptions: ParsableArguments {
     /// Set by the root command when `-w` is the last argument (security's "prompt me" form).
     @Flag(name: .customLong("prompt-for-password"), help: .hidden)
     var promptForPassword = false
+    @Flag(name: .customLong("allow-empty-password"), help: "Store an empty password instead of refusing it.")
+    var allowsEmptyPassword = false
 
-    /// The secret, from wherever the flags say.
+    /// The secret, from wherever the flags say: at a terminal asked twice (as security does), from a pipe without
+    /// its trailing line ending (as every other password input of coffer), so `echo pw |` stores `pw`.
+    /// - Throws: ``CofferError`` with ``ExitStatus/cancelled`` (128) for an empty password unless
+    ///   `--allow-empty-password` was given, ``ExitStatus/badArguments`` for retyped passwords that differ.
     func read(prompt: String, legacy: String? = nil) throws -> Data {
+        let data: Data
         if let hexPassword {
             SecretInput.warnAboutArgv("-X")
-            return try Self.bytes(fromHex: hexPassword)
-        }
-        if let password = password ?? legacy {
+            data = try Self.bytes(fromHex: hexPassword)
+        } else if let password = password ?? legacy {
             SecretInput.warnAboutArgv(self.password != nil ? "-w" : "-p")
-            return Data(password.utf8)
+            data = Data(password.utf8)
+        } else {
+            let secret = Console.isTerminal(STDIN_FILENO)
+                ? try SecretInput.readNewPassword(prompt: prompt, confirmation: "retype password for new item: ")
+                : try SecretInput.read(prompt: prompt, piped: .withoutTrailingNewline)
+            // The SecItem API takes Data: the copy lives as long as the call, as it would on macOS.
+            data = secret.withUnsafeBytes { Data($0) }
         }
-        let secret = try SecretInput.read(prompt: prompt, piped: .whole)
-        // The SecItem API takes Data: the copy lives as long as the call, as it would on macOS.
-        return secret.withUnsafeBytes { Data($0) }
+        guard !data.isEmpty || allowsEmptyPassword else {
+            throw CofferError(.cancelled, "no password given; --allow-empty-password stores an empty one")
+        }
+        return data
     }
 
     static func bytes(fromHex text: String) throws -> Data {
@@ -183,6 +195,10 @@ struct FindOutputOptions: ParsableArguments {
     var showPassword = false
     @Flag(name: .customShort("w"), help: "Print only the password, on stdout.")
     var passwordOnly = false
+    @Flag(name: .customLong("include-foreign"), help: ArgumentHelp(
+        "When no Keychain item matches, also find items other programs stored (git's credential helper, "
+            + "secret-tool, python keyring) by service and account, or server, account and protocol."))
+    var includeForeign = false
 }
 
 struct AccessGroupOption: ParsableArguments {

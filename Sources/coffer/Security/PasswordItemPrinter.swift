@@ -2,7 +2,7 @@
 // Printing a found password item: security(1)'s attribute listing, or JSON.
 
 import Foundation
-import Keychain
+import CofferKeychain
 
 /// Shows items the way `security find-generic-password` does, so scripts that grep `"acct"<blob>="…"` keep working.
 enum PasswordItemPrinter {

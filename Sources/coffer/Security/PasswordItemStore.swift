@@ -2,7 +2,7 @@
 // The security(1) password verbs' access to items: the Keychain library's SecItem functions, across access groups.
 
 import Foundation
-import Keychain
+import CofferKeychain
 import SecretServiceClient
 
 /// A password item as SecItemCopyMatching returned it (attributes by their four-letter keys, and the data).
@@ -60,11 +60,14 @@ struct PasswordItemStore {
     ///   - attributes: the attributes to match.
     ///   - all: every match instead of the first.
     ///   - withData: whether to read the secrets too (may prompt to unlock).
+    ///   - includeForeign: whether, when no Keychain item matches, items other programs wrote are found too
+    ///     (the library's `adoptsForeignItems`).
     /// - Returns: the matches, at least one.
     /// - Throws: ``KeychainStatusError`` (`errSecItemNotFound`, …).
-    func find(_ itemClass: CFString, attributes: [String: Any], all: Bool, withData: Bool) async throws
-        -> [PasswordItem] {
-        let configuration = KeychainConfiguration(accessGroup: accessGroup, accessGroups: try await groups(itemClass))
+    func find(_ itemClass: CFString, attributes: [String: Any], all: Bool, withData: Bool,
+              includeForeign: Bool = false) async throws -> [PasswordItem] {
+        let configuration = KeychainConfiguration(accessGroup: accessGroup, accessGroups: try await groups(itemClass),
+                                                  adoptsForeignItems: includeForeign)
         var query = attributes
         query[kSecClass as String] = itemClass
         query[kSecReturnAttributes as String] = true

@@ -13,6 +13,9 @@ enum SecretInput {
         case whole
         /// The first line without its line ending (a password for unlocking, creating, importing).
         case firstLine
+        /// Everything up to end of file without one final `\n` or `\r\n` (a password for a new item: `echo`
+        /// adds the newline, while a multi-line secret keeps its inner lines).
+        case withoutTrailingNewline
     }
 
     /// Reads one secret.
@@ -28,6 +31,7 @@ enum SecretInput {
         switch piped {
         case .whole: return all
         case .firstLine: return try firstLine(of: all)
+        case .withoutTrailingNewline: return try withoutTrailingNewline(all)
         }
     }
 
@@ -126,6 +130,18 @@ enum SecretInput {
     /// The bytes before the first `\n` (and a `\r` before it).
     private static func firstLine(of secret: SecretBytes) throws -> SecretBytes {
         try lines(of: secret, count: 1).first ?? SecretBytes(count: 0)
+    }
+
+    /// `secret` without one final `\n` (and a `\r` before it).
+    private static func withoutTrailingNewline(_ secret: SecretBytes) throws -> SecretBytes {
+        try secret.withUnsafeBytes { bytes throws(CryptoError) in
+            var end = bytes.count
+            if end > 0, bytes[end - 1] == UInt8(ascii: "\n") {
+                end -= 1
+                if end > 0, bytes[end - 1] == UInt8(ascii: "\r") { end -= 1 }
+            }
+            return try SecretBytes(copying: UnsafeRawBufferPointer(rebasing: bytes[..<end]))
+        }
     }
 
     /// Up to `count` lines, without their `\n` or `\r\n`; a last line without a newline counts.

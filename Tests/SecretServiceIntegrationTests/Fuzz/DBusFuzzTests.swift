@@ -186,6 +186,7 @@ struct DBusFuzzTests {
         let objects: [(Connection, ObjectPath?)] = [
             (valid, FuzzValidClient.service), (valid, FuzzValidClient.collection),
             (valid, await validClient.itemPaths.first), (valid, await validClient.sessionPath), (prompt.0, prompt.1),
+            (valid, FuzzMembers.portalPath),
         ]
         for case let (connection, path?) in objects {
             let xml = try await FuzzValidClient.call(connection, path, FuzzMembers.introspectable, "Introspect")

@@ -7,6 +7,8 @@ import Foundation
 /// The kinds of objects in the tree; a member is called on objects of its kind (and, as a hostile call, on others).
 enum FuzzNodeKind: CaseIterable, Sendable {
     case service, collection, item, session, prompt
+    /// `/org/freedesktop/portal/desktop`, the Secret portal's backend.
+    case portal
 }
 
 /// One method of the tree.
@@ -34,6 +36,8 @@ enum FuzzMembers {
     static let gnome = "org.gnome.keyring.InternalUnsupportedGuiltRiddenInterface"
     static let keySlots = "io.coffer.KeySlots"
     static let coffer = "io.coffer.Daemon"
+    static let portalSecret = "org.freedesktop.impl.portal.Secret"
+    static let portalPath: ObjectPath = "/org/freedesktop/portal/desktop"
     static let propertiesInterface = "org.freedesktop.DBus.Properties"
     static let introspectable = "org.freedesktop.DBus.Introspectable"
     static let peer = "org.freedesktop.DBus.Peer"
@@ -65,6 +69,8 @@ enum FuzzMembers {
         FuzzMember(interface: coffer, member: "LastFailedPrompt", input: [], node: .service),
         FuzzMember(interface: coffer, member: "RegisterPromptAgent", input: [.objectPath, .objectPath],
                    node: .service),
+        FuzzMember(interface: portalSecret, member: "RetrieveSecret",
+                   input: [.objectPath, .string, .unixFD, properties], node: .portal),
         FuzzMember(interface: collection, member: "Delete", input: [], node: .collection),
         FuzzMember(interface: collection, member: "SearchItems", input: [attributes], node: .collection),
         FuzzMember(interface: collection, member: "CreateItem", input: [properties, secret, .boolean],

@@ -81,6 +81,8 @@ struct FuzzPaths {
     func random(_ kind: FuzzNodeKind?, for caller: Int? = nil, using random: inout SeededRandom) -> ObjectPath {
         let roll = random.below(100)
         if roll < 10 { return random.pick(Self.nowhere) }
+        // One object of its kind, which no reply names.
+        if kind == .portal, roll < 85 { return FuzzMembers.portalPath }
         if let kind, let caller, kind == .session || kind == .prompt, roll < 60,
            let own = byKind[kind]?.filter({ owners[$0] == caller }), !own.isEmpty {
             return random.pick(own)

@@ -86,6 +86,9 @@ struct ItemQuery: Sendable {
         if itemClass == nil, role != .updateAttributes, persistentReference == nil || role == .add {
             throw KeychainFailure(errSecParam)
         }
+        // A delete names its item by persistent reference or by attributes, never both (securityd:
+        // "rowid and other attributes are mutually exclusive").
+        if role == .delete, persistentReference != nil, !attributes.isEmpty { throw KeychainFailure(errSecParam) }
         // Identities are a join of keys and certificates: searches and deletes are answered from it, while adding
         // or updating one needs SecIdentity objects (see OperationContext.answerIdentityQuery).
         if itemClass == .identity, role != .search, role != .delete { throw KeychainFailure(errSecUnimplemented) }
@@ -137,9 +140,13 @@ struct ItemQuery: Sendable {
     }
 
     private mutating func parseReturn(_ key: String, _ value: KeychainValue, role: Role) throws(KeychainFailure) {
-        guard role == .add || role == .search, let flag = value.booleanValue else {
-            throw KeychainFailure(errSecParam)
-        }
+        // securityd refuses return keys in an update's query (errSecReturn…Unsupported, which is errSecParam) and
+        // reads the attributes to update as attributes, so one there is no attribute of the class either. A delete
+        // parses them like any query and returns nothing: accepted, ignored.
+        guard role != .updateQuery, role != .updateAttributes, let flag = value.booleanValue,
+              ["r_Data", "r_Attributes", "r_Ref", "r_PersistentRef"].contains(key)
+        else { throw KeychainFailure(errSecParam) }
+        guard role != .delete else { return }
         switch key {
         case "r_Data": returnData = flag
         case "r_Attributes": returnAttributes = flag
@@ -152,10 +159,10 @@ struct ItemQuery: Sendable {
     private mutating func parseValue(_ key: String, _ value: KeychainValue, role: Role) throws(KeychainFailure) {
         switch key {
         case "v_Data":
-            guard role == .add || role == .updateAttributes, case .data(let data) = value else {
-                throw KeychainFailure(errSecParam)
-            }
-            valueData = data
+            guard case .data(let data) = value else { throw KeychainFailure(errSecParam) }
+            // In a search, an update's query or a delete the data is parsed and never matched (securityd has no
+            // index on it): the everyday "delete this query, then add it" code passes one dictionary to both.
+            if role == .add || role == .updateAttributes { valueData = data }
         case "v_PersistentRef":
             guard role != .add, role != .updateAttributes, case .data(let data) = value else {
                 throw KeychainFailure(errSecParam)
@@ -187,7 +194,10 @@ struct ItemQuery: Sendable {
             switch value {
             case .string("u_AuthUIA"): authenticationUI = .allow
             case .string("u_AuthUIF"): authenticationUI = .fail
-            case .string("u_AuthUIS"): authenticationUI = role == .search ? .skip : .fail
+            case .string("u_AuthUIS"):
+                // Skipping locked items only means something to a search; Apple refuses it elsewhere.
+                guard role == .search else { throw KeychainFailure(errSecParam) }
+                authenticationUI = .skip
             default: throw KeychainFailure(errSecParam)
             }
         case "u_NoAuthUI":

@@ -12,9 +12,14 @@ import Synchronization
 public struct KeychainConfiguration: Sendable, Hashable {
     /// The D-Bus address of the bus the provider is on; `nil` means the session bus (`DBUS_SESSION_BUS_ADDRESS`).
     public var busAddress: String?
-    /// The access group new items go to; `nil` means `COFFER_ACCESS_GROUP`, else the executable's name.
+    /// The access group new items go to; `nil` means the first of ``accessGroups``, else `COFFER_ACCESS_GROUP`,
+    /// else the first group of `COFFER_KEYCHAIN_ACCESS_GROUPS`, else the executable's name.
     public var accessGroup: String?
-    /// The groups a query without `kSecAttrAccessGroup` searches; `nil` means only the default group.
+    /// The access groups this program may use, standing in for iOS's `keychain-access-groups` entitlement: new
+    /// items go to the first unless they name another listed group, an add naming an unlisted group fails with
+    /// `errSecMissingEntitlement`, and a search, update or delete without `kSecAttrAccessGroup` covers them all.
+    /// `nil` means the list in `COFFER_KEYCHAIN_ACCESS_GROUPS` (separated by `:` or `,`), else only the default
+    /// group (and no write is refused).
     public var accessGroups: [String]?
     /// Whether generic passwords also carry `username` (= account), so python keyring, keyring-rs and
     /// go-keyring find them.
@@ -90,22 +95,40 @@ public struct KeychainConfiguration: Sendable, Hashable {
 
     // MARK: - Resolved values
 
+    /// The environment variable listing the access groups a program may use (``accessGroups``).
+    public static let accessGroupsVariable = "COFFER_KEYCHAIN_ACCESS_GROUPS"
+
     /// The default access group after applying the fallbacks of mapping §7.4.
-    var resolvedAccessGroup: String {
+    package var resolvedAccessGroup: String {
         if let accessGroup, !accessGroup.isEmpty { return accessGroup }
-        if let group = ProcessInfo.processInfo.environment["COFFER_ACCESS_GROUP"], !group.isEmpty { return group }
+        if let first = accessGroups?.first(where: { !$0.isEmpty }) { return first }
+        let environment = ProcessInfo.processInfo.environment
+        if let group = environment["COFFER_ACCESS_GROUP"], !group.isEmpty { return group }
+        if let first = Self.groups(in: environment).first { return first }
         let name = URL(fileURLWithPath: CommandLine.arguments.first ?? "").lastPathComponent
         return name.isEmpty ? ProcessInfo.processInfo.processName : name
     }
 
+    /// The groups this program was given (the field, else the environment), or `nil` when none were: then any
+    /// group may be written, as before access groups were listed.
+    package var listedAccessGroups: [String]? {
+        let listed = accessGroups?.filter { !$0.isEmpty } ?? Self.groups(in: ProcessInfo.processInfo.environment)
+        guard !listed.isEmpty else { return nil }
+        // The default group is always usable, as iOS puts the app's own identifier in the list.
+        return listed.contains(resolvedAccessGroup) ? listed : [resolvedAccessGroup] + listed
+    }
+
     /// The groups searched when a query names none.
-    var resolvedAccessGroups: [String] {
-        if let accessGroups, !accessGroups.isEmpty { return accessGroups }
-        return [resolvedAccessGroup]
+    package var resolvedAccessGroups: [String] { listedAccessGroups ?? [resolvedAccessGroup] }
+
+    /// The groups `COFFER_KEYCHAIN_ACCESS_GROUPS` lists in `environment`, in order, without empty entries.
+    package static func groups(in environment: [String: String]) -> [String] {
+        (environment[accessGroupsVariable] ?? "").split(whereSeparator: { $0 == ":" || $0 == "," })
+            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }
 
     /// The key that identifies the bus: the explicit address, else the session bus address now in the environment.
-    var busKey: String {
+    package var busKey: String {
         // getenv reads one variable; ProcessInfo's environment copies them all, and this runs on every call.
         busAddress ?? "session:" + (getenv("DBUS_SESSION_BUS_ADDRESS").map { String(cString: $0) } ?? "")
     }

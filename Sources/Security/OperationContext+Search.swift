@@ -5,9 +5,10 @@ import DBusWire
 import Foundation
 import SecretServiceClient
 import SecretServiceProtocol
+import CofferKeychainConfiguration
 
 extension OperationContext {
-    /// Every item `query` matches, oldest first (then by path), before any limit.
+    /// Every item `query` matches, in creation order, before any limit.
     /// - Throws: ``KeychainFailure`` (`errSecItemNotFound` for an unknown persistent reference, -25308 for
     ///   locked items without UI, …) or the client's errors.
     func findItems(_ query: ItemQuery) async throws -> [StoredItem] {
@@ -35,9 +36,7 @@ extension OperationContext {
            query.persistentReference == nil {
             items = try await foreignItems(like: exact, schema: schema).filter { matches(query, $0) }
         }
-        return items.sorted {
-            ($0.properties.created, $0.path.rawValue) < ($1.properties.created, $1.path.rawValue)
-        }
+        return items.sorted { $0.createdBefore($1) }
     }
 
     /// Items other programs wrote (secret-tool, python keyring, …) that look like `exact`'s primary key: generic

@@ -28,7 +28,9 @@ public struct SecAccessControlCreateFlags: OptionSet, Sendable, Hashable {
 }
 
 /// An accessibility class plus conditions. SecItem calls answer `errSecUnimplemented` when given one.
-public final class SecAccessControl: Sendable, CustomStringConvertible {
+/// Equal and hashed by protection and flags: two made from the same arguments are interchangeable, as Apple's
+/// `CFEqual` treats them.
+public final class SecAccessControl: Sendable, Hashable, CustomStringConvertible {
     let protection: String
     let flags: SecAccessControlCreateFlags
 
@@ -38,6 +40,15 @@ public final class SecAccessControl: Sendable, CustomStringConvertible {
     }
 
     public var description: String { "<SecAccessControl protection: \(protection), flags: \(flags.rawValue)>" }
+
+    public static func == (lhs: SecAccessControl, rhs: SecAccessControl) -> Bool {
+        lhs.protection == rhs.protection && lhs.flags == rhs.flags
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(protection)
+        hasher.combine(flags.rawValue)
+    }
 }
 
 /// Makes an access control from an accessibility value (`kSecAttrAccessible…`) and conditions.

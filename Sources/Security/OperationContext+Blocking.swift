@@ -5,6 +5,7 @@ import Dispatch
 import Foundation
 import SecretServiceClient
 import Synchronization
+import CofferKeychainConfiguration
 
 extension OperationContext {
     /// Runs one operation of the async core and blocks the calling thread until it ends.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The CoreFoundation names SecItem code uses, which swift-corelibs-foundation does not define on Linux.
 
-#if !canImport(Security)
+#if !canImport(Darwin)
 public import Foundation
 
 // swift-corelibs-foundation has no CFDictionary/CFString/CFTypeRef in Swift, but it does bridge Swift values to

@@ -6,6 +6,7 @@ import SecretCrypto
 import SecretServiceClient
 import SecretServiceProtocol
 import Synchronization
+import CofferKeychainConfiguration
 
 /// A failed keychain operation, carrying the status the `SecItem…` function returns.
 struct KeychainFailure: Error, Equatable {

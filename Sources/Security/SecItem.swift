@@ -2,6 +2,7 @@
 // SecItemAdd, SecItemCopyMatching, SecItemUpdate and SecItemDelete with Apple's signatures and iOS semantics.
 
 public import Foundation
+import CofferKeychainConfiguration
 
 // Each function reads the caller's dictionary into Sendable values on the caller's thread, runs the operation on
 // the shared connection's loop thread (see OperationContext.performBlocking), blocks until it ends, and builds the

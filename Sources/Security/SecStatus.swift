@@ -79,7 +79,7 @@ public let errSecInvalidData: OSStatus = -67673
 // MARK: - Messages
 
 /// The header texts Apple's `SecErrorMessages.strings` is generated from (codes without a text are absent).
-let secErrorMessages: [OSStatus: String] = [
+package let secErrorMessages: [OSStatus: String] = [
     errSecSuccess: "No error.",
     errSecUnimplemented: "Function or operation not implemented.",
     errSecDiskFull: "The disk is full.",

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // CFGetTypeID and the …GetTypeID functions Security code compares it with, on Linux.
 
-#if !canImport(Security)
+#if !canImport(Darwin)
 import Foundation
 
 // On Apple platforms `item as? SecCertificate` draws a warning (a conditional cast to a CoreFoundation type always

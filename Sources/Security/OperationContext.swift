@@ -5,6 +5,7 @@ import DBusWire
 import Foundation
 import SecretServiceClient
 import SecretServiceProtocol
+import CofferKeychainConfiguration
 
 /// What one operation needs: the settings, the client, and whether it may prompt.
 struct OperationContext: Sendable {

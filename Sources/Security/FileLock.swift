@@ -7,6 +7,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import CofferKeychainConfiguration
 
 /// An exclusive `flock(2)` on a file named after the bus, in a directory only the user can enter.
 ///

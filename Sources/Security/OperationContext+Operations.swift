@@ -5,6 +5,7 @@ import DBusWire
 import Foundation
 import SecretCrypto
 import SecretServiceClient
+import CofferKeychainConfiguration
 
 extension OperationContext {
     // MARK: - SecItemCopyMatching
@@ -83,6 +84,11 @@ extension OperationContext {
             }
         }
         if !markers.isEmpty { attributes[ItemSchema.typesAttribute] = AttributeCodec.formatTypes(markers) }
+        // Listed access groups stand in for the keychain-access-groups entitlement: iOS refuses a write elsewhere.
+        if let listed = configuration.listedAccessGroups, let group = attributes[ItemSchema.groupAttribute],
+           !listed.contains(group) {
+            throw KeychainFailure(errSecMissingEntitlement)
+        }
         switch schema.itemClass {
         case .genericPassword:
             if configuration.mirrorsUsername { attributes[ItemSchema.mirrorAttribute] = attributes["account"] }

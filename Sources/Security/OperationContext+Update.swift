@@ -5,6 +5,7 @@ import DBusWire
 import Foundation
 import SecretCrypto
 import SecretServiceClient
+import CofferKeychainConfiguration
 
 extension OperationContext {
     /// One item's planned change.

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// The Keychain module: Apple's SecItem API for Swift on Linux over any Secret Service provider.
+// The CofferKeychain module: the Swift-style `Keychain` front and `KeychainConfiguration`, over Apple's SecItem API.
 
-// LAContext travels with the SecItem API (kSecUseAuthenticationContext), as it does for Apple code that imports
-// Security and LocalAuthentication together.
-@_exported public import LocalAuthentication
+// Code that imports CofferKeychain gets the SecItem API and the settings type with it.
+@_exported public import Security
+@_exported public import CofferKeychainConfiguration
 
 /// Namespace of the Keychain library: its version and connection management.
 ///
@@ -17,6 +17,6 @@ public enum KeychainLibrary {
     /// their private bus goes away; programs rarely need it.
     /// - Parameter configuration: names the bus.
     public static func closeConnection(for configuration: KeychainConfiguration = .current) async {
-        await ProviderRegistry.shared.close(key: configuration.busKey)
+        await closeSharedConnection(busKey: configuration.busKey)
     }
 }

@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: Apache-2.0
+// The order search results come back in: creation order, as the data-protection keychain returns its rows.
+
+import DBusWire
+import SecretServiceClient
+
+extension StoredItem {
+    /// Whether `self` was created before `other`.
+    ///
+    /// The Secret Service `Created` property has whole seconds, so items written within one second tie on it.
+    /// Providers name items by a counter (cofferd and gnome-keyring use the collection's next number), so within
+    /// a second the numeric last path element decides: item 99 before item 100, which the path as a string gets
+    /// wrong. Paths whose last element is not a number (random ids) fall back to the string.
+    func createdBefore(_ other: StoredItem) -> Bool {
+        if properties.created != other.properties.created { return properties.created < other.properties.created }
+        let mine = path.rawValue, theirs = other.path.rawValue
+        if let own = Self.serialNumber(mine), let others = Self.serialNumber(theirs), own != others {
+            return own < others
+        }
+        return mine < theirs
+    }
+
+    /// The last path element as a number, when it is one; compared as digits so no size limit applies.
+    private static func serialNumber(_ path: String) -> SerialNumber? {
+        guard let slash = path.lastIndex(of: "/") else { return nil }
+        let digits = path[path.index(after: slash)...].drop { $0 == "0" }
+        guard !path.hasSuffix("/"), digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+        return SerialNumber(digits: String(digits))
+    }
+
+    /// Decimal digits without leading zeros, ordered by value.
+    private struct SerialNumber: Comparable {
+        let digits: String
+        static func < (lhs: Self, rhs: Self) -> Bool {
+            (lhs.digits.count, lhs.digits) < (rhs.digits.count, rhs.digits)
+        }
+    }
+}
