@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The Keychain library's side of `make bench`: SecItemCopyMatching against the provider on the session bus.
 //
-//   keychain-bench seed COUNT      replaces the bench items with COUNT generic passwords (service coffer-bench-keychain,
-//                                  accounts item-0 …, secrets secret-0 …)
+//   keychain-bench seed COUNT      replaces the bench items with COUNT generic passwords (service
+//                                  coffer-bench-keychain, accounts item-0 …, secrets secret-0 …)
 //   keychain-bench one CALLS       CALLS searches for item-0 with kSecReturnData; prints "keychain1 NANOSECONDS" each
 //   keychain-bench all CALLS COUNT CALLS searches for every bench item with kSecMatchLimitAll + kSecReturnData, each
 //                                  checked to return COUNT secrets; prints "keychain100 NANOSECONDS" each
