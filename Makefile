@@ -176,8 +176,9 @@ clean:
 
 # The side-by-side benchmark (docs/PERFORMANCE.md): cofferd (release), gnome-keyring and a null provider, each on a
 # private bus, driven by one C client. `make bench BENCH_MODE=quick` is a one-minute smoke run; BENCH_ARGS passes
-# more runner options (--sizes, --rounds, --providers, --json FILE).
-BENCH_PACKAGES = gcc libc6-dev python3 gnome-keyring
+# more runner options (--sizes, --rounds, --providers, --json FILE, --keychain-baseline OLD-keychain-bench).
+# The Keychain library's rows run keychain-bench beside a libsecret lookup compiled against libsecret-1-dev.
+BENCH_PACKAGES = gcc libc6-dev python3 gnome-keyring libsecret-1-dev
 BENCH_MODE ?= full
 BENCH_ARGS ?=
 
@@ -185,7 +186,9 @@ BENCH_ARGS ?=
 bench: setup
 	$(call apt_install,$(BENCH_PACKAGES))
 	swift build -c release --product cofferd
+	swift build -c release --product keychain-bench
 	python3 Benchmarks/run.py --cofferd "$$(swift build -c release --show-bin-path)/cofferd" \
+	  --keychain-bench "$$(swift build -c release --show-bin-path)/keychain-bench" \
 	  $(if $(filter quick,$(BENCH_MODE)),--quick) $(BENCH_ARGS)
 
 # Hostile input and memory errors (docs/RELIABILITY.md). The sanitizer and fuzzer runtimes come with the Swift

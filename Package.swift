@@ -126,6 +126,10 @@ let package = Package(
         .executableTarget(
             name: "keychain-race-helper", dependencies: ["Keychain"], path: "Tests/KeychainRaceHelper",
             swiftSettings: strict),
+        // The Keychain library's rows of `make bench` (Benchmarks/run.py --keychain-bench).
+        .executableTarget(
+            name: "keychain-bench", dependencies: ["Security"], path: "Benchmarks/KeychainBench",
+            swiftSettings: strict),
         .testTarget(name: "ArchitectureTests", swiftSettings: strict),
         .testTarget(
             name: "KeyringFilesTests",

@@ -3,6 +3,7 @@
 # The side-by-side benchmark: cofferd, gnome-keyring and a null provider (the floor), driven by one C client.
 #
 #   python3 Benchmarks/run.py --cofferd PATH [--quick] [--sizes 100,1000] [--rounds 5]
+#                             [--keychain-bench PATH [--keychain-baseline PATH]]
 #
 # Each round starts every provider fresh from its cached N-item state, then runs each operation in short turns,
 # provider after provider (the order rotates per round), so machine noise hits all of them alike. A round's value is
@@ -29,6 +30,10 @@ SOURCES = ["client.c", "sscall.c", "sscrypto.c", "nullprovider.c"]
 # operation -> (calls per turn, metrics the client prints)
 OPERATIONS = {"lookup": 200, "search1": 200, "search100": 50, "get100": 30, "store": 30}
 
+# The Keychain library's rows (--keychain-bench): how many items its searches return, and calls per turn.
+LIBRARY_ITEMS = 100
+LIBRARY_OPERATIONS = {"one": 200, "all": 50, "libsecret": 200}
+
 
 def log(message):
     print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
@@ -46,6 +51,45 @@ def build(scratch):
         subprocess.run(["cc", "-O2", "-Wall", "-Wextra", "-o", os.path.join(out, name), os.path.join(src, main)]
                        + common + flags, check=True)
     return os.path.join(out, "coffer-bench-client"), os.path.join(out, "coffer-bench-null")
+
+
+def build_libsecret_lookup(scratch):
+    """Compiles the libsecret lookup the library's rows are compared with (libsecret-1-dev)."""
+    out = os.path.join(scratch, "bin", "coffer-bench-libsecret")
+    flags = subprocess.run(["pkg-config", "--cflags", "--libs", "libsecret-1"], capture_output=True, text=True,
+                           check=True).stdout.split()
+    subprocess.run(["cc", "-O2", "-Wall", "-Wextra", "-o", out, os.path.join(HERE, "provider", "libsecretlookup.c")]
+                   + flags, check=True)
+    return out
+
+
+def library_rounds(args, order, instances, libsecret, record_sample):
+    """The Keychain library's SecItemCopyMatching (one item; all LIBRARY_ITEMS with their data) and libsecret's
+    lookup of the same item, on each provider that stores items, in turns like the other operations. With
+    --keychain-baseline, an older build of the library runs the same searches beside it (metrics *_base)."""
+    tools = [(args.keychain_bench, "")] + ([(args.keychain_baseline, "_base")] if args.keychain_baseline else [])
+    stores = [p for p in order if p.name != "null"]
+    for p in stores:
+        run_tool([args.keychain_bench, "seed", str(LIBRARY_ITEMS)], instances[p.name])
+    for op, count in LIBRARY_OPERATIONS.items():
+        calls = str(max(3, count // args.turns // args.scale))
+        for _ in range(args.turns):
+            for p in stores:
+                if op == "libsecret":
+                    commands = [([libsecret, calls], "")]
+                else:
+                    extra = [str(LIBRARY_ITEMS)] if op == "all" else []
+                    commands = [([tool, op, calls] + extra, suffix) for tool, suffix in tools]
+                for command, suffix in commands:
+                    for line in run_tool(command, instances[p.name]):
+                        record_sample(p.name, line[0] + suffix, int(line[1]))
+
+
+def run_tool(command, instance):
+    done = subprocess.run(command, env=instance.env, capture_output=True, text=True, timeout=3600)
+    if done.returncode != 0:
+        raise RuntimeError(f"{instance.provider.name}: {' '.join(command[:2])} failed: {done.stderr.strip()}")
+    return [line.split() for line in done.stdout.splitlines()]
 
 
 def run_client(client, instance, op, count, n, budget_ms, stdin=None):
@@ -96,7 +140,7 @@ def lookups_under_stores(client, instance, count, n, budget_ms):
             "lookup_p99_stores": percentile(busy, 0.99)}
 
 
-def one_round(args, providers, templates, client, n, rnd, results, scratch):
+def one_round(args, providers, templates, client, n, rnd, results, scratch, libsecret=None):
     order = providers[rnd % len(providers):] + providers[:rnd % len(providers)]
     instances = {}
 
@@ -149,6 +193,13 @@ def one_round(args, providers, templates, client, n, rnd, results, scratch):
             for metric, value in lookups_under_stores(client, instances[p.name], max(100, 1000 // args.scale), n,
                                                       args.budget_ms).items():
                 record(p, metric, value)
+        if args.keychain_bench:
+            # Last, so the items it seeds change nothing the other rows measure.
+            library = {}
+            library_rounds(args, order, instances, libsecret,
+                           lambda name, metric, value: library.setdefault((name, metric), []).append(value))
+            for (name, metric), values in library.items():
+                results.setdefault((n, name, metric), []).append(statistics.median(values))
     finally:
         for inst in instances.values():
             inst.stop()
@@ -175,6 +226,8 @@ def main():
     parser.add_argument("--turns", type=int, default=2, help="turns per operation and provider in a round")
     parser.add_argument("--providers", default="null,cofferd,gnome-keyring")
     parser.add_argument("--baseline", help="another cofferd binary to run side by side as 'baseline' (A/B of a change)")
+    parser.add_argument("--keychain-bench", help="the keychain-bench binary: adds the Keychain library's rows")
+    parser.add_argument("--keychain-baseline", help="an older keychain-bench build to run beside it (A/B)")
     parser.add_argument("--scratch", default=os.path.join(os.path.dirname(HERE), ".build-bench"))
     parser.add_argument("--json", help="also write the raw per-round results here")
     args = parser.parse_args()
@@ -184,6 +237,7 @@ def main():
     rounds = args.rounds or (1 if args.quick else 5)
     scratch = os.path.abspath(args.scratch)
     client, null_binary = build(scratch)
+    libsecret = build_libsecret_lookup(scratch) if args.keychain_bench else None
     wanted = args.providers.split(",")
     if "gnome-keyring" in wanted and not os.path.exists(prov.GnomeKeyring.binary):
         log("gnome-keyring-daemon is not installed; comparing cofferd with the floor only")
@@ -200,11 +254,14 @@ def main():
         templates = {p.name: p.template(scratch, client, n, log) for p in providers}
         for rnd in range(rounds):
             log(f"N = {n:,}: round {rnd + 1} of {rounds}")
-            one_round(args, providers, templates, client, n, rnd, results, scratch)
+            one_round(args, providers, templates, client, n, rnd, results, scratch, libsecret)
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     print(f"Coffer benchmark, {stamp}; {machine()}; {rounds} round(s) of {args.turns} turn(s), "
           f"{'quick' if args.quick else 'full'} mode, {time.monotonic() - began:.0f} s\n")
     print(report.table(results, sizes, wanted))
+    if args.keychain_bench:
+        print("\nThe Keychain library beside libsecret, same provider, same item:\n")
+        print(report.library_table(results, sizes, wanted))
     print("\nTargets:\n" + report.targets(results, sizes))
     if args.json:
         with open(args.json, "w") as f:

@@ -129,6 +129,7 @@ public struct KeychainConfiguration: Sendable, Hashable {
 
     /// The key that identifies the bus: the explicit address, else the session bus address now in the environment.
     package var busKey: String {
-        busAddress ?? "session:" + (ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"] ?? "")
+        // getenv reads one variable; ProcessInfo's environment copies them all, and this runs on every call.
+        busAddress ?? "session:" + (getenv("DBUS_SESSION_BUS_ADDRESS").map { String(cString: $0) } ?? "")
     }
 }

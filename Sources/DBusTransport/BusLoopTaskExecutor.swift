@@ -17,4 +17,8 @@ public final class BusLoopTaskExecutor: TaskExecutor, @unchecked Sendable {
     public func enqueue(_ job: consuming ExecutorJob) {
         loop.enqueueTask(UnownedJob(job))
     }
+
+    /// Whether the caller runs on this loop's thread. Code that blocks its thread until work on this executor
+    /// finishes checks it first: on the loop thread that wait could never end.
+    public var isCurrentThread: Bool { loop.isCurrentThread }
 }

@@ -62,13 +62,7 @@ extension OperationContext {
         for attributes in searches {
             let found = try await client.searchItems(attributes)
             let readable = found.unlocked + (try await unlocked(found.locked))
-            for path in readable where seen.insert(path).inserted {
-                let properties: ItemProperties
-                do {
-                    properties = try await client.itemProperties(path)
-                } catch SecretServiceError.noSuchObject, SecretServiceError.unknownMethod {
-                    continue
-                }
+            for (path, properties) in try await readableProperties(of: readable.filter { seen.insert($0).inserted }) {
                 if let item = StoredItem(adopting: path, properties: properties, schema: schema,
                                          accessGroup: configuration.resolvedAccessGroup,
                                          mirrorsUsername: configuration.mirrorsUsername) {
@@ -96,7 +90,7 @@ extension OperationContext {
                 exact[name] = try AttributeCodec.encode(value, as: spec).text
             }
         }
-        let groups = configuration.resolvedAccessGroups
+        let groups = searchedGroups
         if query.attributes["agrp"] == nil, groups.count == 1 { exact[ItemSchema.groupAttribute] = groups[0] }
         return exact
     }
@@ -109,7 +103,7 @@ extension OperationContext {
         case .synchronizable: if !item.isSynchronizable { return false }
         case .any: break
         }
-        if query.attributes["agrp"] == nil, !configuration.resolvedAccessGroups.contains(item.accessGroup) {
+        if query.attributes["agrp"] == nil, !searchedGroups.contains(item.accessGroup) {
             return false
         }
         let markers = item.markers

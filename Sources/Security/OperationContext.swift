@@ -12,6 +12,16 @@ struct OperationContext: Sendable {
     let configuration: KeychainConfiguration
     let client: SecretService
     let interaction: AuthenticationUI
+    /// The access groups a query that names none searches, resolved once per operation: resolving reads the
+    /// environment and the program's name, too slow to repeat for every candidate.
+    let searchedGroups: [String]
+
+    init(configuration: KeychainConfiguration, client: SecretService, interaction: AuthenticationUI) {
+        self.configuration = configuration
+        self.client = client
+        self.interaction = interaction
+        searchedGroups = configuration.resolvedAccessGroups
+    }
 
     /// Runs `body` with a connected client.
     ///
@@ -31,8 +41,12 @@ struct OperationContext: Sendable {
                 return .failure(ProviderRegistry.failure(for: error, interactionAllowed: interaction == .allow))
             }
             do {
-                return .success(try await body(OperationContext(
-                    configuration: configuration, client: client, interaction: interaction)))
+                let context = OperationContext(configuration: configuration, client: client, interaction: interaction)
+                // The connection's loop runs the whole operation: replies arrive on that thread and the code waiting
+                // for them resumes there, with no hop to another thread per call.
+                return .success(try await withTaskExecutorPreference(client.loopExecutor) {
+                    try await body(context)
+                })
             } catch {
                 let failure = ProviderRegistry.failure(for: error, interactionAllowed: interaction == .allow)
                 guard ProviderRegistry.isConnectionLoss(failure.status) else { return .failure(failure) }
@@ -79,18 +93,24 @@ struct OperationContext: Sendable {
         return collection
     }
 
-    /// The properties of `paths`, skipping items deleted meanwhile.
+    /// The properties of `paths`, skipping items deleted meanwhile; every `GetAll` is in flight at once.
     func properties(of paths: [ObjectPath], expected: ItemClass?) async throws -> [StoredItem] {
-        var items: [StoredItem] = []
-        for path in paths {
+        try await readableProperties(of: paths).compactMap { path, properties in
+            StoredItem(path: path, properties: properties, expected: expected)
+        }
+    }
+
+    /// The properties of `paths` fetched concurrently, in the order given, without the items that vanished.
+    func readableProperties(of paths: [ObjectPath]) async throws -> [(ObjectPath, ItemProperties)] {
+        var found: [(ObjectPath, ItemProperties)] = []
+        for (path, outcome) in zip(paths, await client.itemProperties(of: paths)) {
             do {
-                let properties = try await client.itemProperties(path)
-                if let item = StoredItem(path: path, properties: properties, expected: expected) { items.append(item) }
+                found.append((path, try outcome.get()))
             } catch SecretServiceError.noSuchObject, SecretServiceError.unknownMethod {
                 // gnome-keyring (GDBus) answers UnknownMethod for a path with no object behind it.
                 continue
             }
         }
-        return items
+        return found
     }
 }

@@ -5,6 +5,7 @@ import Foundation
 import SecretCrypto
 import SecretServiceClient
 import SecretServiceProtocol
+import Synchronization
 import CofferKeychainConfiguration
 
 /// A failed keychain operation, carrying the status the `SecItem…` function returns.
@@ -16,48 +17,81 @@ struct KeychainFailure: Error, Equatable {
 /// The shared connections, keyed by bus (``KeychainConfiguration/busKey``).
 ///
 /// A failed connect is not cached, and a connection whose provider vanished is dropped, so the next call
-/// reconnects (a restarted daemon is picked up without restarting the program).
-actor ProviderRegistry {
+/// reconnects (a restarted daemon is picked up without restarting the program). The table is read synchronously
+/// too: a blocking `SecItem…` call looks up the connection whose loop thread will run it before it blocks.
+final class ProviderRegistry: Sendable {
     static let shared = ProviderRegistry()
 
-    private var clients: [String: Task<SecretService, any Error>] = [:]
+    private enum Entry {
+        case connecting(Task<SecretService, any Error>)
+        case ready(SecretService)
+    }
+
+    /// The one owner of the table; held only for lookups and swaps, never across an await.
+    private let entries = Mutex<[String: Entry]>([:])
+
+    /// The connected client for `key`'s bus, if one is open; never waits.
+    func readyClient(for key: String) -> SecretService? {
+        entries.withLock { entries in
+            guard case .ready(let client) = entries[key] else { return nil }
+            return client
+        }
+    }
 
     /// The client for `configuration`'s bus, connecting on first use.
     /// - Throws: ``KeychainFailure`` (`errSecNotAvailable` when there is no bus or no provider).
     func client(for configuration: KeychainConfiguration) async throws -> SecretService {
         let key = configuration.busKey
-        let task: Task<SecretService, any Error>
-        if let existing = clients[key] {
-            task = existing
-        } else {
+        let found: Entry = entries.withLock { entries in
+            if let entry = entries[key] { return entry }
             let address = configuration.busAddress
             let plain = configuration.allowsPlainSession
-            // Pinned to the operation thread like the caller, so connecting never waits for a pool thread.
-            task = Task(executorPreference: OperationThread.shared) {
+            // Connecting happens before any connection loop exists, so it runs on the connect thread rather than
+            // the pool (see OperationThread); from then on the connection's own loop runs everything, its signal
+            // pump included.
+            let task = Task(executorPreference: OperationThread.shared) {
                 try await SecretService.connect(address: address, algorithm: .dh, allowPlainFallback: plain,
-                                                signalExecutor: OperationThread.signals)
+                                                signalsOnConnectionLoop: true)
             }
-            clients[key] = task
+            entries[key] = .connecting(task)
+            return .connecting(task)
+        }
+        let task: Task<SecretService, any Error>
+        switch found {
+        case .ready(let client): return client
+        case .connecting(let pending): task = pending
         }
         do {
-            return try await task.value
+            let client = try await task.value
+            entries.withLock { entries in
+                if case .connecting(let pending) = entries[key], pending == task { entries[key] = .ready(client) }
+            }
+            return client
         } catch {
-            if clients[key] == task { clients[key] = nil }
+            entries.withLock { entries in
+                if case .connecting(let pending) = entries[key], pending == task { entries[key] = nil }
+            }
             throw Self.failure(for: error, interactionAllowed: true)
         }
     }
 
     /// Forgets (and closes) the connection to `key`'s bus if it is still `client`, after it proved broken.
     func discard(key: String, client: SecretService) async {
-        guard let task = clients[key], let current = try? await task.value, current === client else { return }
-        clients[key] = nil
-        await client.close()
+        let removed = entries.withLock { entries -> Bool in
+            guard case .ready(let current) = entries[key], current === client else { return false }
+            entries[key] = nil
+            return true
+        }
+        if removed { await client.close() }
     }
 
     /// Closes and forgets the connection to `key`'s bus.
     func close(key: String) async {
-        guard let task = clients.removeValue(forKey: key) else { return }
-        if let client = try? await task.value { await client.close() }
+        switch entries.withLock({ $0.removeValue(forKey: key) }) {
+        case .ready(let client): await client.close()
+        case .connecting(let task): if let client = try? await task.value { await client.close() }
+        case nil: break
+        }
     }
 
     // MARK: - Error translation (mapping §6.8)

@@ -5,8 +5,8 @@ public import Foundation
 import CofferKeychainConfiguration
 
 // Each function reads the caller's dictionary into Sendable values on the caller's thread, runs the operation on
-// the library's own thread (see OperationThread), blocks until it ends, and builds the result objects back on the
-// caller's thread. Writes also hold the cross-process FileLock for their whole search-then-write sequence.
+// the shared connection's loop thread (see OperationContext.performBlocking), blocks until it ends, and builds the
+// result objects back on the caller's thread. Writes also hold the cross-process FileLock for their whole search-then-write sequence.
 // They are @discardableResult because Swift imports Apple's C functions that way: iOS code that ignores the
 // status (`SecItemDelete(query)`) compiles there without a warning, and must here too.
 
@@ -104,17 +104,13 @@ private func parse(_ dictionary: CFDictionary, role: ItemQuery.Role, classFrom q
     }
 }
 
-/// Runs one operation on the library's own thread, blocking the caller as Apple's functions do. Writes hold the
+/// Runs one operation on the connection's loop thread, blocking the caller as Apple's functions do. Writes hold the
 /// cross-process lock so search-then-create stays unique, and fail when it cannot be taken.
 private func run<T: Sendable>(_ query: ItemQuery, writing: Bool,
                               _ body: @escaping @Sendable (OperationContext) async throws -> T)
     -> Result<T, KeychainFailure> {
     let configuration = KeychainConfiguration.current
-    let operation = {
-        OperationThread.runBlocking {
-            await OperationContext.perform(configuration, interaction: query.authenticationUI, body)
-        }
-    }
+    let operation = { OperationContext.performBlocking(configuration, interaction: query.authenticationUI, body) }
     guard writing else { return operation() }
     do throws(KeychainFailure) {
         let lock = try FileLock.acquire(for: configuration)

@@ -46,6 +46,8 @@ public final class SecretService: Sendable {
     ///   - destination: the provider's bus name.
     ///   - logger: for diagnostics (never secrets).
     ///   - signalExecutor: where signals (prompt completions) are pumped; `nil` is the global concurrency pool.
+    ///   - signalsOnConnectionLoop: pump signals on the new connection's own loop thread (its
+    ///     `Connection/taskExecutor`) instead, which no other work can starve; `signalExecutor` is then ignored.
     /// - Returns: the connected client.
     /// - Throws: ``SecretServiceClientError/noProvider`` when no provider runs or can be started,
     ///   ``SecretServiceClientError/transport(_:)`` when the bus cannot be reached, or the session's errors.
@@ -53,7 +55,8 @@ public final class SecretService: Sendable {
                                allowPlainFallback: Bool = false,
                                destination: BusName = SecretServiceNames.busName,
                                logger: Logger = Logger(label: "coffer.client"),
-                               signalExecutor: (any TaskExecutor)? = nil) async throws -> SecretService {
+                               signalExecutor: (any TaskExecutor)? = nil,
+                               signalsOnConnectionLoop: Bool = false) async throws -> SecretService {
         let connection: Connection
         do {
             if let address {
@@ -66,7 +69,8 @@ public final class SecretService: Sendable {
         }
         do {
             return try await connect(using: connection, algorithm: algorithm, allowPlainFallback: allowPlainFallback,
-                                     destination: destination, logger: logger, signalExecutor: signalExecutor)
+                                     destination: destination, logger: logger,
+                                     signalExecutor: signalsOnConnectionLoop ? connection.taskExecutor : signalExecutor)
         } catch {
             await connection.close()
             throw error
@@ -82,7 +86,7 @@ public final class SecretService: Sendable {
     ///   - logger: for diagnostics.
     ///   - signalExecutor: where signals (prompt completions) are pumped; `nil` is the global concurrency pool.
     /// - Returns: the client; ``close()`` closes `connection` too.
-    /// - Throws: as ``connect(address:algorithm:allowPlainFallback:destination:logger:signalExecutor:)``.
+    /// - Throws: as ``connect(address:algorithm:allowPlainFallback:destination:logger:signalExecutor:signalsOnConnectionLoop:)``.
     public static func connect(using connection: Connection, algorithm: SessionAlgorithm = .dh,
                                allowPlainFallback: Bool = false,
                                destination: BusName = SecretServiceNames.busName,
