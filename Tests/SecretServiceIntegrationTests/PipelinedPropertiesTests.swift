@@ -61,7 +61,7 @@ struct PipelinedPropertiesTests {
             let paths = (0..<50).map { ObjectPath("/org/freedesktop/secrets/collection/c/\($0)")! }
             let provider = try await HeldRepliesProvider.start(on: bus, expected: paths.count)
             let client = try await SecretService.connect(address: bus.address, algorithm: .plain)
-            let results = try await withDeadline(.seconds(10), waitingFor: "50 GetAll replies") {
+            let results = try await withDeadline(.seconds(45), waitingFor: "50 GetAll replies") {
                 await client.itemProperties(of: paths)
             }
             #expect(try results.map { try $0.get().label } == paths.map(\.rawValue))
@@ -77,7 +77,7 @@ struct PipelinedPropertiesTests {
             let paths = ["0", "gone", "2"].map { ObjectPath("/org/freedesktop/secrets/collection/c/\($0)")! }
             let provider = try await HeldRepliesProvider.start(on: bus, expected: paths.count)
             let client = try await SecretService.connect(address: bus.address, algorithm: .plain)
-            let results = try await withDeadline(.seconds(10), waitingFor: "3 GetAll replies") {
+            let results = try await withDeadline(.seconds(45), waitingFor: "3 GetAll replies") {
                 await client.itemProperties(of: paths)
             }
             #expect(try results[0].get().label == paths[0].rawValue)
