@@ -27,19 +27,14 @@ struct RunScriptTests {
     @Test func privateBusStopsWithCofferd() async throws {
         try await TestBus.withPrivateBus { bus in
             // A stand-in for cofferd that records the bus it was given, checks that the bus answers, and fails.
-            let standIn = bus.directory.appendingPathComponent("stand-in")
+            let standIn = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .appendingPathComponent("Fixtures/cofferd-stand-in")
             let recorded = bus.directory.appendingPathComponent("stand-in.address")
-            try """
-                #!/bin/sh
-                echo "$DBUS_SESSION_BUS_ADDRESS" > '\(recorded.path)'
-                dbus-send --session --dest=org.freedesktop.DBus --print-reply /org/freedesktop/DBus \
-                  org.freedesktop.DBus.GetId >/dev/null || exit 9
-                exit 3
-                """.write(to: standIn, atomically: true, encoding: .utf8)
-            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: standIn.path)
 
             let client = ClientEnvironment(bus: bus)
-            let run = try await client.run(Self.script, [standIn.path], extraEnvironment: ["DBUS_SESSION_BUS_ADDRESS": ""])
+            let run = try await client.run(Self.script, [standIn.path], extraEnvironment: [
+                "DBUS_SESSION_BUS_ADDRESS": "", "COFFER_TEST_STAND_IN_RECORD": recorded.path,
+            ])
             #expect(run.status == 3, "\(run.text)\(run.stderr)")  // cofferd's status, passed on
             let address = try String(contentsOf: recorded, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
             #expect(!address.isEmpty && address != bus.address)

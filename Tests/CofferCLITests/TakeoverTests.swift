@@ -222,12 +222,13 @@ struct TakeoverTests {
                                                     withIntermediateDirectories: true)
             _ = FileManager.default.createFile(atPath: bus.directory.appendingPathComponent("systemd/private").path,
                                                contents: nil)
-            try "#!/bin/sh\necho \"$*\" >> '\(log)'\ncase \"$*\" in *' cat '*) exit 1;; esac\nexit 0\n"
-                .write(to: bin.appendingPathComponent("systemctl"), atomically: true, encoding: .utf8)
-            try FileManager.default.setAttributes([.posixPermissions: 0o755],
-                                                  ofItemAtPath: bin.appendingPathComponent("systemctl").path)
+            let recorder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .appendingPathComponent("Fixtures/systemctl-recorder")
+            try FileManager.default.createSymbolicLink(atPath: bin.appendingPathComponent("systemctl").path,
+                                                       withDestinationPath: recorder.path)
             let environment = [
                 "PATH": bin.path + ":/usr/bin:/bin",
+                "COFFER_TEST_SYSTEMCTL_LOG": log,
                 "XDG_CONFIG_DIRS": system.appendingPathComponent("xdg").path,
                 "XDG_DATA_DIRS": system.appendingPathComponent("share").path,
             ]

@@ -43,18 +43,6 @@ extension SecretService {
     }
 
     private func callAccess(_ member: MemberName, _ arguments: [DBusValue]) async throws -> [DBusValue] {
-        let message = Message.methodCall(
-            destination: destination, path: SecretServiceNames.servicePath,
-            interface: SecretServiceNames.accessInterface, member: member, body: arguments)
-        do {
-            return try await connection.call(message).body
-        } catch let error as DBusError {
-            switch error.name {
-            case .serviceUnknown, .nameHasNoOwner: throw SecretServiceClientError.noProvider
-            default: throw SecretServiceError(error)
-            }
-        } catch let error as TransportError {
-            throw SecretServiceClientError.transport(error.description)
-        }
+        try await callServiceObject(SecretServiceNames.accessInterface, member, arguments)
     }
 }

@@ -88,21 +88,12 @@ extension SecretService {
     @discardableResult
     private func callKeySlots(_ member: MemberName, _ arguments: [DBusValue], unknownIsNil: Bool = false) async throws
         -> [DBusValue] {
-        let message = Message.methodCall(
-            destination: destination, path: SecretServiceNames.servicePath,
-            interface: SecretServiceNames.keySlotsInterface, member: member, body: arguments)
         do {
-            return try await connection.call(message).body
-        } catch let error as DBusError {
-            if unknownIsNil, [ErrorName.unknownMethod, .unknownInterface, .unknownObject].contains(error.name) {
-                throw InterfaceMissing()
-            }
-            switch error.name {
-            case .serviceUnknown, .nameHasNoOwner: throw SecretServiceClientError.noProvider
-            default: throw SecretServiceError(error)
-            }
-        } catch let error as TransportError {
-            throw SecretServiceClientError.transport(error.description)
+            return try await callServiceObject(SecretServiceNames.keySlotsInterface, member, arguments)
+        } catch let error as SecretServiceError
+                    where unknownIsNil
+                    && [ErrorName.unknownMethod, .unknownInterface, .unknownObject].contains(error.dbusError.name) {
+            throw InterfaceMissing()
         }
     }
 }
