@@ -20,7 +20,9 @@ private struct HeldRepliesProvider {
         try await connection.registerObjectTree(at: SecretServiceNames.servicePath)
         let reply = try await connection.requestName(SecretServiceNames.busName, flags: [.doNotQueue])
         guard reply == .primaryOwner else { throw SecretServiceClientError.transport("stand-in provider: \(reply)") }
-        let server = Task {
+        // On the connection's own loop thread, not the shared pool: other suites running beside this one may hold
+        // every pool thread in blocking SecItem calls, and a provider that cannot run would stall the client.
+        let server = Task(executorPreference: connection.taskExecutor) {
             var held: [Message] = []
             for await call in connection.messages where call.kind == .methodCall {
                 switch call.member?.rawValue {
@@ -62,7 +64,9 @@ struct PipelinedPropertiesTests {
             let provider = try await HeldRepliesProvider.start(on: bus, expected: paths.count)
             let client = try await SecretService.connect(address: bus.address, algorithm: .plain)
             let results = try await withDeadline(.seconds(45), waitingFor: "50 GetAll replies") {
-                await client.itemProperties(of: paths)
+                await withTaskExecutorPreference(client.connection.taskExecutor) {
+                    await client.itemProperties(of: paths)
+                }
             }
             #expect(try results.map { try $0.get().label } == paths.map(\.rawValue))
             #expect(try results.map { try $0.get().attributes["path"] } == paths.map(\.rawValue))
@@ -78,7 +82,9 @@ struct PipelinedPropertiesTests {
             let provider = try await HeldRepliesProvider.start(on: bus, expected: paths.count)
             let client = try await SecretService.connect(address: bus.address, algorithm: .plain)
             let results = try await withDeadline(.seconds(45), waitingFor: "3 GetAll replies") {
-                await client.itemProperties(of: paths)
+                await withTaskExecutorPreference(client.connection.taskExecutor) {
+                    await client.itemProperties(of: paths)
+                }
             }
             #expect(try results[0].get().label == paths[0].rawValue)
             #expect(throws: SecretServiceError.self) { try results[1].get() }
