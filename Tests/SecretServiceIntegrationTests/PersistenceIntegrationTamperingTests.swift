@@ -16,7 +16,7 @@ struct PersistenceIntegrationTamperingTests {
         _ = try await daemons.start(DaemonSequence.options("setup"))
         try await withClient(on: daemons.bus) { client in
             _ = try await client.createItem(in: DaemonSequence.loginPath, label: "login item",
-                                            attributes: ["where": "login"], secret: secret("in login"), replace: false)
+                                            attributes: ["where": "login"], secret: secret("kept in login Rw4q"), replace: false)
         }
         let made = try await ClientEnvironment(bus: daemons.bus).python("""
             import secretstorage
