@@ -17,6 +17,18 @@ public enum RSAEncryptionPadding: Sendable {
     case pkcs1
     /// RSAES-OAEP with MGF1 over the same digest and an empty label.
     case oaep(DigestAlgorithm)
+
+    /// The `flags` (and, for OAEP, `hash-algo`) that tell libgcrypt the padding, the same for encrypting and
+    /// decrypting.
+    func describe(in builder: inout SExpressionBuilder) {
+        switch self {
+        case .pkcs1:
+            builder.pair("flags", "pkcs1")
+        case .oaep(let digest):
+            builder.pair("flags", "oaep")
+            builder.pair("hash-algo", digest.sexpName)
+        }
+    }
 }
 
 /// An RSA public key as PKCS#1 `RSAPublicKey` DER.
@@ -88,13 +100,7 @@ public struct RSAPublicKey: Sendable, Equatable {
         }
         var builder = SExpressionBuilder()
         builder.open("data")
-        switch padding {
-        case .pkcs1:
-            builder.pair("flags", "pkcs1")
-        case .oaep(let digest):
-            builder.pair("flags", "oaep")
-            builder.pair("hash-algo", digest.sexpName)
-        }
+        padding.describe(in: &builder)
         builder.secretPair("value", plaintext)
         builder.close()
         let result = try PublicKeyCall.encrypt(builder.sexp(), key: keyExpression())
@@ -219,13 +225,7 @@ public final class RSAPrivateKey: Sendable {
         guard ciphertext.count == publicKey.blockByteCount else { throw CryptoError.invalidCiphertext }
         var builder = SExpressionBuilder()
         builder.open("enc-val")
-        switch padding {
-        case .pkcs1:
-            builder.pair("flags", "pkcs1")
-        case .oaep(let digest):
-            builder.pair("flags", "oaep")
-            builder.pair("hash-algo", digest.sexpName)
-        }
+        padding.describe(in: &builder)
         builder.open("rsa")
         builder.number("a", ciphertext)
         builder.close()
