@@ -142,7 +142,7 @@ struct AccessControlTests {
         }
     }
 
-    @Test("One program alone (secret-tool, python keyring) is never asked under the default policy")
+    @Test("One program alone (secret-tool, python keyring) is never asked under ask")
     func singleProgramNeverPrompted() async throws {
         try await TestBus.withPrivateBus { bus in
             var options = DaemonHarness.SubprocessOptions(arguments: ["--access-control", "ask"])
