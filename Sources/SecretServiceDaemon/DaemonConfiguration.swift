@@ -18,8 +18,8 @@ public struct DaemonConfiguration: Sendable {
     public var clientLimits: ClientLimits
     /// Where collection files live; `nil` keeps every collection in memory.
     public var dataDirectory: String?
-    /// The login password given at start (`--unlock`): unlocks the `login` collection, creating it on first start.
-    public var loginPassword: SecretBytes?
+    /// The login password of `--unlock`: unlocks the `login` collection, creating it on first start.
+    public var loginPassword: LoginPasswordInput?
     /// Where the login channel's socket goes (`$XDG_RUNTIME_DIR/coffer`); `nil` runs without it. The PAM module
     /// hands the login password over it (docs/PAM.md).
     public var loginChannelDirectory: String?
@@ -37,7 +37,8 @@ public struct DaemonConfiguration: Sendable {
 
     public init(busAddress: String? = nil, replace: Bool = false, allowReplacement: Bool = false,
                 prompter: any Prompter = FixedPrompter.autoAccept,
-                clientLimits: ClientLimits = .default, dataDirectory: String? = nil, loginPassword: SecretBytes? = nil,
+                clientLimits: ClientLimits = .default, dataDirectory: String? = nil,
+                loginPassword: LoginPasswordInput? = nil,
                 loginChannelDirectory: String? = nil, credentialsDirectory: String? = nil,
                 keyDerivation: Argon2idParameters = .default, autoLock: AutoLockPolicy = .off,
                 loginSessionID: String? = nil, accessPolicy: AccessPolicy = AccessPolicy()) {

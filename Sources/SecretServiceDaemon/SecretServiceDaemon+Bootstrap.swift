@@ -12,7 +12,7 @@ extension SecretServiceDaemon {
     /// meanwhile.
     struct PendingUnlock {
         let collection: String
-        let password: SecretBytes
+        let password: LoginPasswordInput
     }
 
     /// Loads the collection files, unlocks those whose systemd credential the unit passed, sets up the in-memory
@@ -33,12 +33,12 @@ extension SecretServiceDaemon {
         _ = try await store.createCollection(label: "Session", alias: session, inMemory: true, preferredID: session)
         let login = LoginKeyring.collectionID
         var pending: PendingUnlock?
-        if let password = configuration.loginPassword {
+        if let input = configuration.loginPassword {
             let exists = await store.collectionIDs().contains(login)
             if exists, try await store.collectionInfo(login, countingItemTimes: false).isLocked {
                 await store.beginPendingUnlock(of: login)
-                pending = PendingUnlock(collection: login, password: password)
-            } else {
+                pending = PendingUnlock(collection: login, password: input)
+            } else if let password = await input.read() {
                 // Nothing needs the password after this: wipe it rather than keep it readable in memory for the
                 // daemon's whole life (the configuration, and so the SecretBytes, live as long as the daemon).
                 defer { password.wipe() }
@@ -59,14 +59,17 @@ extension SecretServiceDaemon {
 
     /// Runs the start-up unlock announced by ``bootstrapCollections()``, then lets the calls waiting for it go on.
     func finishUnlock(_ pending: PendingUnlock) async {
-        defer { pending.password.wipe() }
-        // Item changes are not announced (10,000 items would mean 40,000 signals delaying the first answers by
-        // seconds): every call that could have shown a client this collection's items waited for this unlock.
-        // The collection's own Locked change is, for clients that read its path meanwhile.
-        if await LoginKeyring(store: store, logger: logger).unlockOrCreate(with: pending.password, announcing: false)
-            == .unlocked {
-            await store.announceCollectionLockChange(of: pending.collection)
-            logger.info("unlocked the login collection")
+        // A password still to be read is read now, while the daemon serves; none leaves `login` locked.
+        if let password = await pending.password.read() {
+            defer { password.wipe() }
+            // Item changes are not announced (10,000 items would mean 40,000 signals delaying the first answers by
+            // seconds): every call that could have shown a client this collection's items waited for this unlock.
+            // The collection's own Locked change is, for clients that read its path meanwhile.
+            if await LoginKeyring(store: store, logger: logger).unlockOrCreate(with: password, announcing: false)
+                == .unlocked {
+                await store.announceCollectionLockChange(of: pending.collection)
+                logger.info("unlocked the login collection")
+            }
         }
         await store.endPendingUnlock(of: pending.collection)
         // The unlock's transient buffers (the whole file, decoded records) go back to the system.

@@ -73,7 +73,10 @@ public final class SecretServiceDaemon: Service {
             do {
                 try await claimName(on: connection)
             } catch {
-                await unlocking?.value  // the derivation cannot be interrupted; the store is not left mid-unlock
+                // A password not yet read is no longer waited for; a derivation under way cannot be interrupted,
+                // and the store is not left mid-unlock.
+                unlocking?.cancel()
+                await unlocking?.value
                 throw error
             }
         }
@@ -88,7 +91,15 @@ public final class SecretServiceDaemon: Service {
         await withTaskGroup(of: Void.self) { background in
             background.addTask { await router.publishChanges() }
             if let unlocking {
-                background.addTask { await unlocking.value }
+                // Stops waiting for a password nobody wrote at graceful shutdown (see LoginPasswordInput): calls
+                // held back for the unlock are then answered, and serving can end.
+                background.addTask {
+                    await withGracefulShutdownHandler {
+                        await withTaskCancellationHandler { await unlocking.value } onCancel: { unlocking.cancel() }
+                    } onGracefulShutdown: {
+                        unlocking.cancel()
+                    }
+                }
             }
             if configuration.autoLock.locksAnything {
                 let autoLocker = AutoLocker(store: store, policy: configuration.autoLock, clock: ContinuousClock(),

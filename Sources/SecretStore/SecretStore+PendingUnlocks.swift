@@ -39,9 +39,11 @@ extension SecretStore {
 
     /// Returns once no announced unlock is under way for the collections in `scope`; at once when none is (every
     /// call after start-up).
+    /// - Parameter beforeWaiting: called once, just before the first wait, when there is one to wait for.
     /// - Returns: whether it waited.
     @discardableResult
-    public func waitForPendingUnlocks(touching scope: UnlockWaitScope) async -> Bool {
+    public func waitForPendingUnlocks(touching scope: UnlockWaitScope,
+                                      beforeWaiting: @Sendable () -> Void = {}) async -> Bool {
         var waited = false
         while !pendingUnlocks.isEmpty {
             let id: String?
@@ -51,6 +53,7 @@ extension SecretStore {
             case .all: id = pendingUnlocks.keys.first
             }
             guard let id, pendingUnlocks[id] != nil else { break }
+            if !waited { beforeWaiting() }
             waited = true
             await withCheckedContinuation { pendingUnlocks[id, default: []].append($0) }
         }

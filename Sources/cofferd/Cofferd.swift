@@ -131,21 +131,7 @@ struct Cofferd: AsyncParsableCommand {
         if !memoryOnly && directory == nil {
             Self.fail("no data directory: set HOME or XDG_DATA_HOME, or pass --data-dir", status: ExitStatus.failure)
         }
-        var loginPassword: SecretBytes?
-        if unlock {
-            let creating = directory.map { !SecretStore.hasCollectionFile(LoginKeyring.collectionID, in: $0) } ?? false
-            do {
-                loginPassword = try LoginPassword.read(creating: creating)
-            } catch {
-                Self.fail("cannot read the login password: \(error)", status: ExitStatus.failure)
-            }
-            // An empty password would create a collection anyone could open; it is taken as no password at all.
-            if loginPassword?.isEmpty == true {
-                Self.warn("--unlock read an empty password; the login collection is "
-                    + (creating ? "not created" : "left locked"))
-                loginPassword = nil
-            }
-        }
+        let loginPassword: LoginPasswordInput? = unlock ? Self.loginPasswordInput(directory: directory) : nil
         let daemon = SecretServiceDaemon(
             configuration: DaemonConfiguration(
                 busAddress: address, replace: replace, allowReplacement: allowReplacement || settings.allowReplacement,
@@ -176,6 +162,38 @@ struct Cofferd: AsyncParsableCommand {
         } catch let error as ServiceGroupError {
             Self.fail("\(error)", status: ExitStatus.failure)
         }
+    }
+
+    /// `--unlock`'s password. A password that creates `login`, or one typed on a terminal (whose prompt must not
+    /// mix with the log), is read now; otherwise cofferd reads it while it serves, so a login manager that writes it
+    /// late holds back only the calls that need `login`.
+    static func loginPasswordInput(directory: String?) -> LoginPasswordInput? {
+        let creating = directory.map { !SecretStore.hasCollectionFile(LoginKeyring.collectionID, in: $0) } ?? false
+        guard creating || isatty(STDIN_FILENO) == 1 else {
+            return .later {
+                do {
+                    return try readLoginPassword(creating: false)
+                } catch {
+                    warn("cannot read the login password: \(error); the login collection is left locked")
+                    return nil
+                }
+            }
+        }
+        do {
+            return try readLoginPassword(creating: creating).map(LoginPasswordInput.given)
+        } catch {
+            fail("cannot read the login password: \(error)", status: ExitStatus.failure)
+        }
+    }
+
+    /// Reads the login password; an empty one is `nil`, with a warning.
+    /// - Throws: ``LoginPassword/ReadError``.
+    static func readLoginPassword(creating: Bool) throws(LoginPassword.ReadError) -> SecretBytes? {
+        let password = try LoginPassword.read(creating: creating)
+        // An empty password would create a collection anyone could open; it is taken as no password at all.
+        guard password.isEmpty else { return password }
+        warn("--unlock read an empty password; the login collection is " + (creating ? "not created" : "left locked"))
+        return nil
     }
 
     /// systemd's `$CREDENTIALS_DIRECTORY` for this service, when it is an absolute path.

@@ -29,6 +29,9 @@ extension DaemonHarness {
         /// to run it in another mount namespace; empty runs cofferd directly. It must not fork, so the process the
         /// harness watches and signals is cofferd itself.
         public var launcher: [String] = []
+        /// Standard input for `--unlock`, which the test writes ``loginPassword`` to (and closes) when it chooses,
+        /// to hold an unlock back while cofferd serves; `nil` gives the password in a file before the start.
+        public var loginPasswordPipe: Pipe? = nil
 
         /// - Parameters:
         ///   - arguments: extra cofferd options.
@@ -71,7 +74,8 @@ extension DaemonHarness {
                                   loginPassword: options.loginPassword, logName: options.name,
                                   pinentryAnswers: options.pinentryAnswers, extraEnvironment: options.environment,
                                   freshPinentryState: true, launcher: options.launcher,
-                                  pinentryConfirms: options.pinentryConfirms)
+                                  pinentryConfirms: options.pinentryConfirms,
+                                  loginPasswordPipe: options.loginPasswordPipe)
     }
 
     /// Where cofferd keeps its collection files: `$XDG_DATA_HOME/coffer`.

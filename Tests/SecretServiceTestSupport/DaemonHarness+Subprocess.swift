@@ -18,7 +18,7 @@ extension DaemonHarness {
                                 loginPassword: String? = nil, logName: String = "cofferd",
                                 pinentryAnswers: [String]? = nil, extraEnvironment: [String: String] = [:],
                                 freshPinentryState: Bool = false, launcher: [String] = [],
-                                pinentryConfirms: [String]? = nil) async throws
+                                pinentryConfirms: [String]? = nil, loginPasswordPipe: Pipe? = nil) async throws
         -> DaemonHarness {
         let executable = try executableURL()
         var environment = try scratchEnvironment(in: bus)
@@ -66,7 +66,9 @@ extension DaemonHarness {
                                       "--pinentry", pinentry.path] + cheap + access + extraArguments + unlock
         process.environment = environment
         process.currentDirectoryURL = bus.directory
-        if let loginPassword {
+        if let loginPasswordPipe, loginPassword != nil {
+            process.standardInput = loginPasswordPipe
+        } else if let loginPassword {
             // As a login manager would: the password arrives on standard input, never on the command line.
             let input = bus.directory.appendingPathComponent("\(logName).stdin")
             try Data(loginPassword.utf8).write(to: input)

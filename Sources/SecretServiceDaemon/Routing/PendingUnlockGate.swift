@@ -39,10 +39,13 @@ enum PendingUnlockGate {
     /// that unlock ends.
     static func waitIfNeeded(_ path: ObjectPath, _ interface: InterfaceName?, _ member: MemberName,
                              context: DaemonContext) async {
-        guard let scope = scope(path: path, interface: interface, member: member),
-              await context.store.waitForPendingUnlocks(touching: scope)
-        else { return }
-        context.logger.debug("the call waited for the unlock in progress",
-                             metadata: ["dbus.member": "\(member)", "dbus.path": "\(path)"])
+        guard let scope = scope(path: path, interface: interface, member: member) else { return }
+        let logger = context.logger
+        // Built only when there is a wait: this runs for every call.
+        let details: @Sendable () -> Logger.Metadata = { ["dbus.member": "\(member)", "dbus.path": "\(path)"] }
+        guard await context.store.waitForPendingUnlocks(touching: scope, beforeWaiting: {
+            logger.debug("the call waits for the unlock in progress", metadata: details())
+        }) else { return }
+        logger.debug("the call waited for the unlock in progress", metadata: details())
     }
 }
