@@ -64,6 +64,7 @@ struct IntrospectionTests {
     static let keySlotsFile = dbusDirectory.appendingPathComponent("\(SecretServiceNames.keySlotsInterface).xml")
     static let cofferFile = dbusDirectory.appendingPathComponent("\(SecretServiceNames.cofferInterface).xml")
     static let accessFile = dbusDirectory.appendingPathComponent("\(SecretServiceNames.accessInterface).xml")
+    static let itemsFile = dbusDirectory.appendingPathComponent("\(SecretServiceNames.itemsInterface).xml")
 
     func introspect(_ h: RouterHarness, _ path: ObjectPath) async throws -> IntrospectionSummary {
         let body = try await h.ok(path, SecretServiceNames.introspectableInterface, "Introspect")
@@ -85,6 +86,9 @@ struct IntrospectionTests {
         let access = try IntrospectionSummary.parse(try String(contentsOf: Self.accessFile, encoding: .utf8))
         let accessName = SecretServiceNames.accessInterface.rawValue
         #expect(Array(access.interfaces.keys) == [accessName])
+        let items = try IntrospectionSummary.parse(try String(contentsOf: Self.itemsFile, encoding: .utf8))
+        let itemsName = SecretServiceNames.itemsInterface.rawValue
+        #expect(Array(items.interfaces.keys) == [itemsName])
         let h = try await RouterHarness()
         let session = try await h.plainSession()
         let created = try await h.ok(defaultAlias, nil, "CreateItem", [
@@ -117,11 +121,13 @@ struct IntrospectionTests {
                         "\(path): \(cofferName) differs")
                 #expect(served.interfaces[accessName] == access.interfaces[accessName],
                         "\(path): \(accessName) differs")
+                #expect(served.interfaces[itemsName] == items.interfaces[itemsName], "\(path): \(itemsName) differs")
             } else {
                 #expect(served.interfaces[gnomeName] == nil, "\(path) serves \(gnomeName)")
                 #expect(served.interfaces[keySlotsName] == nil, "\(path) serves \(keySlotsName)")
                 #expect(served.interfaces[cofferName] == nil, "\(path) serves \(cofferName)")
                 #expect(served.interfaces[accessName] == nil, "\(path) serves \(accessName)")
+                #expect(served.interfaces[itemsName] == nil, "\(path) serves \(itemsName)")
             }
             for standard in ["org.freedesktop.DBus.Properties", "org.freedesktop.DBus.Introspectable",
                              "org.freedesktop.DBus.Peer"] {

@@ -29,7 +29,7 @@ enum Node: Sendable {
         // own interfaces sit beside it, for the same reason: they name collections by path, as that one does.
         case .service:
             [SecretInterfaces.service, SecretInterfaces.gnomeKeyringInternal, SecretInterfaces.keySlots,
-             SecretInterfaces.coffer, SecretInterfaces.access] + SecretInterfaces.standard
+             SecretInterfaces.coffer, SecretInterfaces.access, SecretInterfaces.items] + SecretInterfaces.standard
         case .collection, .unsetDefaultAlias: [SecretInterfaces.collection] + SecretInterfaces.standard
         case .item: [SecretInterfaces.item] + SecretInterfaces.standard
         case .session: [SecretInterfaces.session] + SecretInterfaces.standard

@@ -24,7 +24,7 @@ enum PendingUnlockGate {
             // session, creating a collection, setting aliases and properties touch no collection's contents.
             if interface == SecretServiceNames.gnomeInternalInterface { return .all }
             switch member.rawValue {
-            case "SearchItems", "GetSecrets", "Unlock", "Lock", "ReadAlias",
+            case "SearchItems", "GetSecrets", "GetItemProperties", "Unlock", "Lock", "ReadAlias",
                  "ChangeWithMasterPassword", "ChangeWithPrompt", "UnlockWithMasterPassword":
                 return .all
             default:

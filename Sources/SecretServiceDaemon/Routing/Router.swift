@@ -130,6 +130,7 @@ public struct Router: Sendable {
         case SecretServiceNames.keySlotsInterface: return try await KeySlotsAdaptor(context: context).call(call)
         case SecretServiceNames.cofferInterface: return try await CofferAdaptor(context: context).call(call)
         case SecretServiceNames.accessInterface: return try await AccessAdaptor(context: context).call(call)
+        case SecretServiceNames.itemsInterface: return try await ItemsAdaptor(context: context).call(call)
         case SecretServiceNames.portalSecretInterface:
             return try await PortalSecretAdaptor(context: context).call(call)
         case SecretServiceNames.propertiesInterface: return try await PropertiesAdaptor(context: context).call(call)
