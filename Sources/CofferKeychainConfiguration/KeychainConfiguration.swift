@@ -102,9 +102,8 @@ public struct KeychainConfiguration: Sendable, Hashable {
     package var resolvedAccessGroup: String {
         if let accessGroup, !accessGroup.isEmpty { return accessGroup }
         if let first = accessGroups?.first(where: { !$0.isEmpty }) { return first }
-        let environment = ProcessInfo.processInfo.environment
-        if let group = environment["COFFER_ACCESS_GROUP"], !group.isEmpty { return group }
-        if let first = Self.groups(in: environment).first { return first }
+        if let group = Self.variable("COFFER_ACCESS_GROUP"), !group.isEmpty { return group }
+        if let first = Self.groups(listed: Self.variable(Self.accessGroupsVariable) ?? "").first { return first }
         let name = URL(fileURLWithPath: CommandLine.arguments.first ?? "").lastPathComponent
         return name.isEmpty ? ProcessInfo.processInfo.processName : name
     }
@@ -112,7 +111,8 @@ public struct KeychainConfiguration: Sendable, Hashable {
     /// The groups this program was given (the field, else the environment), or `nil` when none were: then any
     /// group may be written, as before access groups were listed.
     package var listedAccessGroups: [String]? {
-        let listed = accessGroups?.filter { !$0.isEmpty } ?? Self.groups(in: ProcessInfo.processInfo.environment)
+        let listed = accessGroups?.filter { !$0.isEmpty }
+            ?? Self.groups(listed: Self.variable(Self.accessGroupsVariable) ?? "")
         guard !listed.isEmpty else { return nil }
         // The default group is always usable, as iOS puts the app's own identifier in the list.
         return listed.contains(resolvedAccessGroup) ? listed : [resolvedAccessGroup] + listed
@@ -123,9 +123,18 @@ public struct KeychainConfiguration: Sendable, Hashable {
 
     /// The groups `COFFER_KEYCHAIN_ACCESS_GROUPS` lists in `environment`, in order, without empty entries.
     package static func groups(in environment: [String: String]) -> [String] {
-        (environment[accessGroupsVariable] ?? "").split(whereSeparator: { $0 == ":" || $0 == "," })
-            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        groups(listed: environment[accessGroupsVariable] ?? "")
     }
+
+    /// The groups in a `COFFER_KEYCHAIN_ACCESS_GROUPS` value.
+    private static func groups(listed text: String) -> [String] {
+        text.split(whereSeparator: { $0 == ":" || $0 == "," }).map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty }
+    }
+
+    /// One environment variable. getenv reads just that one; ProcessInfo's environment copies them all, and the
+    /// resolved groups are needed on every call.
+    private static func variable(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
 
     /// The key that identifies the bus: the explicit address, else the session bus address now in the environment.
     package var busKey: String {

@@ -43,10 +43,14 @@ struct ItemAdaptor {
     /// state, and under `strict` no label or attributes.
     func properties(collection: String, item: String, caller: BusName?) async throws(SecretServiceError)
         -> [String: DBusValue] {
-        let info = try await context.store.itemInfo(collection: collection, item: item)
+        try await properties(of: context.store.itemInfo(collection: collection, item: item), caller: caller)
+    }
+
+    /// ``properties(collection:item:caller:)`` for an item already read from the store.
+    func properties(of info: ItemInfo, caller: BusName?) async -> [String: DBusValue] {
         var permitted = false
-        if let caller { permitted = await context.access.permits(caller, collection: collection, item: item) }
-        let hidden = !permitted && context.access.hides(collection)
+        if let caller { permitted = await context.access.permits(caller, collection: info.collection, item: info.id) }
+        let hidden = !permitted && context.access.hides(info.collection)
         if caller == nil { permitted = true }
         return [
             "Locked": .boolean(info.isLocked || !permitted),

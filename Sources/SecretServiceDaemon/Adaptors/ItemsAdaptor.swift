@@ -4,12 +4,14 @@
 
 import DBusWire
 import SecretServiceProtocol
+import SecretStore
 
 /// Serves `io.coffer.Items` on `/org/freedesktop/secrets` (`dbus/io.coffer.Items.xml`).
 ///
 /// A search that returns N items otherwise costs N `Properties.GetAll` calls: N messages through the bus, N
 /// dispatches here and N replies for the client to decode. This answers them in one message, item by item exactly
-/// as `GetAll` would (``ItemAdaptor/properties(collection:item:caller:)``), so the access rules cannot differ.
+/// as `GetAll` would (both build the answer with ``ItemAdaptor/properties(of:caller:)``), so the access rules cannot
+/// differ.
 struct ItemsAdaptor {
     let context: DaemonContext
 
@@ -26,18 +28,20 @@ struct ItemsAdaptor {
     /// this read another client may delete an item, and that must not fail the read of the rest.
     private func properties(of paths: [ObjectPath], caller: BusName) async throws(SecretServiceError)
         -> HandlerResult {
-        let items = ItemAdaptor(context: context)
-        var entries: [DictEntry] = []
-        entries.reserveCapacity(paths.count)
+        var asked: [(path: ObjectPath, address: (collection: String, item: String))] = []
+        asked.reserveCapacity(paths.count)
         var seen = Set<ObjectPath>()
         for path in paths where seen.insert(path).inserted {
-            guard let (collection, item) = await context.itemLocation(for: path) else { continue }
-            let values: [String: DBusValue]
-            do {
-                values = try await items.properties(collection: collection, item: item, caller: caller)
-            } catch .noSuchObject {
-                continue
-            }
+            if let address = await context.itemLocation(for: path) { asked.append((path, address)) }
+        }
+        // One visit to the store for all of them; the access rules then apply item by item, as for GetAll.
+        let infos = try await context.store.itemInfos(asked.map(\.address))
+        let items = ItemAdaptor(context: context)
+        var entries: [DictEntry] = []
+        entries.reserveCapacity(asked.count)
+        for (path, info) in zip(asked.map(\.path), infos) {
+            guard let info else { continue }
+            let values = await items.properties(of: info, caller: caller)
             entries.append(DictEntry(.objectPath(path), .variantDictionary(values)))
         }
         return HandlerResult([.dictionary(key: .objectPath, value: SecretInterfaces.propertyMap, entries)])
