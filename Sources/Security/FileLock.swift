@@ -54,9 +54,11 @@ struct FileLock: ~Copyable {
             throw KeychainFailure(errSecNotAvailable)
         }
         let locked = await withCheckedContinuation { continuation in
-            let waiter = Thread { continuation.resume(returning: lock(descriptor, waiting: true)) }
-            waiter.name = "coffer.keychain.lock"
-            waiter.start()
+            Thread {
+                // Named from inside: Foundation names the OS thread only from the thread itself (15 characters).
+                Thread.current.name = "coffer.lockwait"
+                continuation.resume(returning: lock(descriptor, waiting: true))
+            }.start()
         }
         guard locked else {
             close(descriptor)

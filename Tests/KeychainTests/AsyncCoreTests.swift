@@ -5,6 +5,7 @@ import DBusTransport
 import DBusWire
 import Foundation
 import CofferKeychain
+@testable import Security
 import SecretServiceClient
 import SecretServiceProtocol
 import SecretServiceTestSupport
@@ -94,6 +95,46 @@ extension KeychainSuites {
                 await KeychainLibrary.closeConnection(for: configuration)
                 provider.server.cancel()
             }
+        }
+    }
+}
+
+/// Whether a thread of this process has the name `name` (Linux: `/proc/self/task/*/comm`).
+private func threadNamed(_ name: String) -> Bool {
+    let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+    return tasks.contains { task in
+        let comm = try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8)
+        return comm?.trimmingCharacters(in: .whitespacesAndNewlines) == name
+    }
+}
+
+extension KeychainSuites.AsyncCoreTests {
+    @Test("an async write waits for another writer's lock on a thread of its own, then writes", .timeLimit(.minutes(1)))
+    func asyncWriteWaitsForLock() async throws {
+        try await withKeychain(.cofferd) { _, _, _ in
+            let keychain = Keychain(service: "locked")
+            let configuration = KeychainConfiguration.current
+            // The blocking acquire: the lock is free, so this returns at once.
+            var held: FileLock? = try FileLock.acquire(for: configuration,
+                                                       environment: ProcessInfo.processInfo.environment)
+            let writer = Task {
+                try await KeychainConfiguration.withConfiguration(configuration) {
+                    try await keychain.set("written", key: "k")
+                }
+            }
+            // The write is waiting for the lock once its waiting thread exists (the thread's name is the event).
+            try await withDeadline(.seconds(20), waitingFor: "the write to wait for the lock") {
+                while !threadNamed("coffer.lockwait") {
+                    try Task.checkCancellation()
+                    await Task.yield()
+                }
+            }
+            #expect(try keychain.getString("k") == nil, "the write went ahead while another writer held the lock")
+            held = nil  // closing the descriptor releases the lock
+            try await withDeadline(.seconds(20), waitingFor: "the write after the lock was released") {
+                try await writer.value
+            }
+            #expect(try keychain.getString("k") == "written")
         }
     }
 }
