@@ -95,4 +95,23 @@ struct ItemBatchTests {
             #expect(exit == .exited(0), "cofferd \(exit); log:\n\(daemon.log())")
         }
     }
+
+    @Test("under the strict policy another application's items come without label, as GetAll shows them to it")
+    func strictHidesLabels() async throws {
+        try await TestBus.withPrivateBus { bus in
+            let daemon = try await DaemonHarness.start(
+                on: bus, options: DaemonHarness.SubprocessOptions(arguments: ["--access-control", "strict"]))
+            let env = ClientEnvironment(bus: bus)
+            let a = try Self.application("a", env)
+            let b = try Self.application("b", env)
+            let stored = try await a(["store"])
+            try #require(stored.count == 2)
+            #expect(try await a(["batch"] + stored) == ["2"] + zip(stored, ["first", "second"]).map {
+                "\($0) unlocked '\($1)' same"
+            })
+            #expect(try await b(["batch"] + stored) == ["2"] + stored.map { "\($0) locked '' same" })
+            let exit = await daemon.stop()
+            #expect(exit == .exited(0), "cofferd \(exit); log:\n\(daemon.log())")
+        }
+    }
 }
