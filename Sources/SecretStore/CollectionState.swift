@@ -64,6 +64,9 @@ final class CollectionState {
     private(set) var index = TagIndex()
     /// The file bytes the items loaded from it point into (see ``SealedItem``); empty for in-memory collections.
     let image: [UInt8]
+    /// The applications the user always allowed to use every item (record type 6), sealed like item metadata, so
+    /// it is carried while locked and opened only when asked; `nil` when none was ever allowed.
+    var sealedAccess: SealedBlob?
     /// Present while unlocked (always, for in-memory collections).
     var vault: SecretVault?
     var keys: CollectionKeys?

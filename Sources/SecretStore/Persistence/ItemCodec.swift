@@ -167,6 +167,16 @@ struct SecretVault: Sendable {
         return try plain.withUnsafeBytes { raw throws(FormatError) in try ItemMeta.decodeContentType(raw) }
     }
 
+    /// Seals `plain` under the data key (for records other than items, whose associated data their codec makes).
+    func sealed(_ plain: SecretBytes, nonce: [UInt8], associatedData: [UInt8]) throws -> [UInt8] {
+        try key.seal(plain, nonce: nonce, associatedData: associatedData)
+    }
+
+    /// Opens what ``sealed(_:nonce:associatedData:)`` made.
+    func opened(_ blob: SealedBlob, associatedData: [UInt8]) throws -> SecretBytes {
+        try key.open(blob.sealed, nonce: blob.nonce, associatedData: associatedData)
+    }
+
     func openMeta(_ blob: SealedBlob, item: String) throws -> ItemMeta {
         let plain = try key.open(blob.sealed, nonce: blob.nonce,
                                        associatedData: associatedData("meta", item))
