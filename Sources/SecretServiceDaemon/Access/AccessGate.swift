@@ -5,6 +5,7 @@
 import Glibc
 #endif
 import DBusWire
+import Logging
 import SecretServiceProtocol
 import SecretStore
 
@@ -17,10 +18,13 @@ struct AccessGate: Sendable {
     let identities: CallerIdentities
     let decisions: AccessDecisions
     let store: SecretStore
+    /// Where every decision is recorded.
+    let log: AccessLog
 
-    init(policy: AccessPolicy, sender: any MessageSender, store: SecretStore) {
+    init(policy: AccessPolicy, sender: any MessageSender, store: SecretStore, logger: Logger) {
         self.policy = policy
-        identities = CallerIdentities(sender: sender, ownUserID: UInt32(getuid()))
+        log = AccessLog(directory: store.dataDirectory, logger: logger)
+        identities = CallerIdentities(sender: sender, ownUserID: UInt32(getuid()), log: log)
         decisions = AccessDecisions()
         self.store = store
     }
@@ -47,8 +51,31 @@ struct AccessGate: Sendable {
         else { return false }
         let identity = who.identity.description
         if ownership.creator == identity || ownership.allowed.contains(identity) { return true }
+        // Past the owner's own items only: the owner's reads cost no more than before collection-wide decisions.
+        if let everything = try? await store.collectionAllowedApplications(collection), everything.contains(identity) {
+            return true
+        }
         return await decisions.allowsOnce(caller, ItemKey(collection: collection, item: item))
     }
+
+    /// Records that `caller` was refused the use of an item, once per item per connection (a client retrying in a
+    /// loop must not push the user's decisions out of the bounded log).
+    func refused(_ caller: BusName, collection: String, item: String) async {
+        guard let who = await identities.known(caller),
+              await decisions.firstRefusal(caller, ItemKey(collection: collection, item: item))
+        else { return }
+        await record(.refused, who, collection: collection, item: item)
+    }
+
+    /// Appends a decision about `who` to the access log.
+    func record(_ outcome: AccessLogEntry.Outcome, _ who: Caller, collection: String, item: String = "") async {
+        await log.record(AccessLogEntry(time: Self.now(), outcome: outcome, application: who.identity.description,
+                                        processID: UInt32(bitPattern: who.processID), collection: collection,
+                                        item: item))
+    }
+
+    /// Seconds since 1970, as the log records times.
+    static func now() -> UInt64 { UInt64(max(time(nil), 0)) }
 
     /// Whether items `caller` may not use are hidden from it rather than shown locked.
     func hides(_ collection: String) -> Bool { policy.mode(for: collection) == .strict }

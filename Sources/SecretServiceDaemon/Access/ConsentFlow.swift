@@ -38,6 +38,9 @@ struct ConsentFlow {
         context.logger.info("collection deletion \(answer)", metadata: [
             "secret.collection": "\(collection)", "app": "\(who.identity)",
         ])
+        // Any "allow" lets this one deletion go ahead, and nothing is kept: logged as allowed once.
+        await context.access.record(Task.isCancelled ? .dismissed : answer == .deny ? .denied : .allowedOnce, who,
+                                    collection: collection)
         return answer != .deny
     }
 
@@ -55,7 +58,10 @@ struct ConsentFlow {
                                     collectionLabel: collectionInfo.label, unowned: ownership.creator == nil)
         let answer = await context.prompter.consent(PromptRequest(kind: .access(request), windowID: windowID,
                                                                   caller: caller))
-        guard !Task.isCancelled else { return false }
+        guard !Task.isCancelled else {
+            await access.record(.dismissed, who, collection: collection, item: item)
+            return false
+        }
         switch answer {
         case .allowOnce:
             await access.decisions.allowOnce(caller, ItemKey(collection: collection, item: item))
@@ -74,6 +80,7 @@ struct ConsentFlow {
         context.logger.info("access \(answer)", metadata: [
             "secret.collection": "\(collection)", "secret.item": "\(item)", "app": "\(who.identity)",
         ])
+        await access.record(answer.logged, who, collection: collection, item: item)
         return answer != .deny
     }
 }

@@ -47,10 +47,19 @@ struct ItemAdaptor {
     private func permittedItem(_ call: MethodCall) async throws(SecretServiceError) -> (String, String) {
         guard case .item(let collection, let item, _) = call.node else { throw .unknownMethod("not an item") }
         guard await context.access.permits(call.caller, collection: collection, item: item) else {
-            _ = try await context.store.collectionInfo(collection)
-            throw .isLocked("the item is locked for this application; unlock it to ask the user")
+            try await refuse(call.caller, collection: collection, item: item)
         }
         return (collection, item)
+    }
+
+    /// Refuses a use of an item the caller may not use: locked for it. Logged unless the whole collection is
+    /// locked, which is no decision about the application.
+    private func refuse(_ caller: BusName, collection: String, item: String) async throws(SecretServiceError)
+        -> Never {
+        if try await !context.store.collectionInfo(collection, countingItemTimes: false).isLocked {
+            await context.access.refused(caller, collection: collection, item: item)
+        }
+        throw .isLocked("the item is locked for this application; unlock it to ask the user")
     }
 
     // MARK: - Properties
@@ -77,7 +86,7 @@ struct ItemAdaptor {
     func setProperty(_ name: String, to value: DBusValue, collection: String, item: String, caller: BusName)
         async throws(SecretServiceError) {
         guard await context.access.permits(caller, collection: collection, item: item) else {
-            throw .isLocked("the item is locked for this application; unlock it to ask the user")
+            try await refuse(caller, collection: collection, item: item)
         }
         switch name {
         case "Label":

@@ -172,8 +172,14 @@ struct ServiceAdaptor {
         var seen = Set<ObjectPath>()
         for path in items where seen.insert(path).inserted {
             // Unknown and locked items are left out, as clients expect, rather than failing the whole call.
-            guard let (collection, item) = await context.itemLocation(for: path),
-                  await context.access.permits(caller, collection: collection, item: item) else { continue }
+            guard let (collection, item) = await context.itemLocation(for: path) else { continue }
+            guard await context.access.permits(caller, collection: collection, item: item) else {
+                if await context.store.itemExists(collection: collection, item: item),
+                   (try? await context.store.collectionInfo(collection, countingItemTimes: false).isLocked) == false {
+                    await context.access.refused(caller, collection: collection, item: item)
+                }
+                continue
+            }
             let secret: StoredSecret
             do {
                 secret = try await context.store.secret(collection: collection, item: item)

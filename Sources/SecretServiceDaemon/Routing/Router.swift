@@ -35,7 +35,7 @@ public struct Router: Sendable {
         }
         context = DaemonContext(store: store, clients: clients, unlocks: UnlockCoordinator(),
                                 prompter: prompter, sender: sender, logger: logger,
-                                access: AccessGate(policy: accessPolicy, sender: sender, store: store))
+                                access: AccessGate(policy: accessPolicy, sender: sender, store: store, logger: logger))
         maximumCallBytes = clientLimits.maximumCallBytes
     }
 
