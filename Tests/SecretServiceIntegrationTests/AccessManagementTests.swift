@@ -206,4 +206,30 @@ struct AccessManagementTests {
             #expect(exit == .exited(0), "cofferd \(exit); log:\n\(second.log())")
         }
     }
+
+    @Test("a call from another user is refused and logged with its uid",
+          .enabled(if: getuid() == 0, "switching to another uid needs root"))
+    func otherUser() async throws {
+        let bus = try TestBus(otherUsers: true)
+        defer { bus.stop() }
+        // nobody reaches the socket through the scratch directory.
+        chmod(bus.directory.path, 0o711)
+        let socket = try #require(bus.address.split(separator: ",").first?.split(separator: "=", maxSplits: 1).last)
+        chmod(String(socket), 0o777)
+        let daemon = try await DaemonHarness.start(on: bus, options: Self.options([]))
+        let env = ClientEnvironment(bus: bus)
+        let call = try await env.run("/usr/bin/setpriv", [
+            "--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/dbus-send", "--bus=\(bus.address)",
+            "--print-reply", "--dest=org.freedesktop.secrets", "/org/freedesktop/secrets",
+            "org.freedesktop.Secret.Service.SearchItems", "dict:string:string:a,b",
+        ])
+        #expect(call.status != 0 && call.stderr.contains("AccessDenied"), "\(call.text)\(call.stderr)")
+        let entries = try await Self.log(CofferCLI(bus: bus))
+        #expect(entries.count == 1, "\(entries)")
+        #expect(entries.first?["outcome"] as? String == "other-user")
+        #expect(entries.first?["application"] as? String == "uid:65534")
+        #expect((entries.first?["pid"] as? Int ?? 0) > 0)
+        let exit = await daemon.stop()
+        #expect(exit == .exited(0), "cofferd \(exit); log:\n\(daemon.log())")
+    }
 }
