@@ -16,7 +16,7 @@ struct Access: AsyncParsableCommand {
             (KIND:NAME, such as exe:/usr/bin/secret-tool@DEV:INODE), as `coffer access list` and `coffer access \
             log` show it. `grant` gives "Always allow" ahead of time, for items or a whole collection, once you \
             confirm it in a prompt that names the program asking (any program could run `coffer access grant`). \
-            See docs/ACCESS-CONTROL.md.
+            ACCESS-CONTROL.md in Coffer's documentation directory explains what users see and the threat model.
             """,
         subcommands: [ListAccess.self, GrantAccess.self, RevokeAccess.self, AccessLogCommand.self])
 }

@@ -15,7 +15,9 @@ struct AccessLogCommand: CofferCommand {
             Each line: the time (UTC), the outcome (allowed-once, always-allowed, denied, dismissed, granted, \
             grant-refused, revoked, refused, other-user), the application with its process id, the item or \
             collection, and for grants and revocations the program that asked. Reads by an application of its \
-            own items are not logged. The log never holds secrets or labels (docs/ACCESS-CONTROL.md).
+            own items are not logged. cofferd keeps the log in $XDG_DATA_HOME/coffer/access.log (mode 0600, \
+            with the previous part in access.log.1); it never holds secrets or labels. See ACCESS-CONTROL.md in \
+            Coffer's documentation directory.
             """)
 
     @Option(help: ArgumentHelp("Only entries from this time on: seconds since 1970, an ISO 8601 date or time "
