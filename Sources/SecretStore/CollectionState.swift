@@ -66,7 +66,12 @@ final class CollectionState {
     let image: [UInt8]
     /// The applications the user always allowed to use every item (record type 6), sealed like item metadata, so
     /// it is carried while locked and opened only when asked; `nil` when none was ever allowed.
-    var sealedAccess: SealedBlob?
+    var sealedAccess: SealedBlob? {
+        didSet { openedAccess = nil }
+    }
+    /// ``sealedAccess`` opened, kept while unlocked: every check of an application that did not create an item asks
+    /// for it, and a search over many such items would otherwise open it once per item.
+    var openedAccess: [String]?
     /// Present while unlocked (always, for in-memory collections).
     var vault: SecretVault?
     var keys: CollectionKeys?
@@ -189,6 +194,7 @@ final class CollectionState {
 
     /// Forgets what was learnt from opened metadata (a lock); sealed data, tags and sizes stay.
     func forgetMetadata() {
+        openedAccess = nil
         // Not a loop over `items.keys` with a subscript write: that copies the whole table once per item.
         items = items.mapValues { item in
             var forgotten = item

@@ -10,9 +10,12 @@ extension SecretStore {
     public func collectionAllowedApplications(_ id: String) throws(SecretServiceError) -> [String] {
         let state = try unlockedState(of: id)
         guard let blob = state.sealedAccess else { return [] }
+        if let opened = state.openedAccess { return opened }
         guard let vault = state.vault else { throw .isLocked("the collection is locked") }
         do {
-            return try vault.openCollectionAccess(blob)
+            let opened = try vault.openCollectionAccess(blob)
+            state.openedAccess = opened
+            return opened
         } catch {
             throw .failed("the collection's access list could not be decrypted: \(error)")
         }

@@ -28,6 +28,9 @@ struct CollectionAccessTests {
         #expect(try await store.unlock("c", password: password("pw")))
         #expect(try await store.collectionAllowedApplications("c") == ["exe:/usr/bin/b@1:2", "flatpak:org.example.B"])
         try await store.setCollectionAllowedApplications([], collection: "c")
+        #expect(try await store.collectionAllowedApplications("c") == [], "a stale list was kept")
+        try await store.setLocked("c", true)
+        await #expect(throws: SecretServiceError.self) { try await store.collectionAllowedApplications("c") }
         let again = try await dir.store()
         #expect(try await again.unlock("c", password: password("pw")))
         #expect(try await again.collectionAllowedApplications("c") == [])
