@@ -106,6 +106,9 @@ struct AccessManagementTests {
             // Filters, and the text form.
             #expect(try await Self.log(coffer, ["--app", "/a/app.py"]).isEmpty)
             #expect(try await Self.log(coffer, ["--app", "/b/app.py", "--collection", "login"]).count == 4)
+            let item = try #require(entries.first?["item"] as? String)
+            #expect(try await Self.log(coffer, ["--item", item]).count == 4)
+            #expect(try await Self.log(coffer, ["--item", item + "_"]).isEmpty)
             #expect(try await Self.log(coffer, ["--since", "2999-01-01"]).isEmpty)
             #expect(try await Self.log(coffer, ["--since", "1h"]).count == 4)
             let plain = try await coffer.run(["access", "log"])
