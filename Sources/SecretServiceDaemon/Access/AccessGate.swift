@@ -59,7 +59,7 @@ struct AccessGate: Sendable {
     }
 
     /// Records that `caller` was refused the use of an item, once per item per connection (a client retrying in a
-    /// loop must not push the user's decisions out of the bounded log).
+    /// loop on its connection must not flood the bounded log).
     func refused(_ caller: BusName, collection: String, item: String) async {
         guard let who = await identities.known(caller),
               await decisions.firstRefusal(caller, ItemKey(collection: collection, item: item))

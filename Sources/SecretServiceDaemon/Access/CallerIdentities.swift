@@ -13,7 +13,8 @@ actor CallerIdentities {
     private let ownUserID: UInt32
     private let inspector: ProcessInspector
     private let log: AccessLog?
-    /// Connections of other users already recorded in the log, so a client calling in a loop is logged once.
+    /// Connections of other users already recorded in the log, so a client calling in a loop on one connection is
+    /// logged once.
     private var refusedOthers: Set<BusName> = []
 
     init(sender: any MessageSender, ownUserID: UInt32, inspector: ProcessInspector = ProcessInspector(),
