@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// `coffer access`: which application created each item and which others may use it; taking access back.
+// `coffer access`: which application created each item and which others may use it; taking access back. Granting
+// and the log have files of their own.
 
 import ArgumentParser
 import DBusWire
@@ -34,7 +35,7 @@ struct AccessScope: ParsableArguments {
         return (try await service.collections(), false)
     }
 
-    /// "2 item(s)", "collection login", or both, for what a grant or revoke touched.
+    /// "2 item(s)", "the whole collection login", or both, for what a grant or revoke touched.
     static func describe(_ paths: [ObjectPath]) -> String {
         var parts: [String] = []
         for path in paths {
