@@ -137,7 +137,7 @@ struct SecretVault: Sendable {
     }
 
     func sealSecret(_ value: SecretBytes, item: String) throws -> SealedBlob {
-        let nonce = SecureRandom.bytes(count: FileRecord.nonceSize)
+        let nonce = SecureRandom.nonce(count: FileRecord.nonceSize)
         return SealedBlob(nonce: nonce, sealed: try key.seal(value, nonce: nonce,
                                                                    associatedData: associatedData("secret", item)))
     }
@@ -147,7 +147,7 @@ struct SecretVault: Sendable {
     }
 
     func sealMeta(_ meta: ItemMeta, item: String) throws -> SealedBlob {
-        let nonce = SecureRandom.bytes(count: FileRecord.nonceSize)
+        let nonce = SecureRandom.nonce(count: FileRecord.nonceSize)
         let plain = try SecretBytes(copying: meta.encode())
         return SealedBlob(nonce: nonce, sealed: try key.seal(plain, nonce: nonce,
                                                                    associatedData: associatedData("meta", item)))
