@@ -55,4 +55,8 @@ public enum SecretPropertyKeys {
     public static let itemAttributes = "org.freedesktop.Secret.Item.Attributes"
     /// gnome-keyring's schema property; accepted and folded into `xdg:schema` when that attribute is absent.
     public static let itemType = "org.freedesktop.Secret.Item.Type"
+    /// Coffer's: `true` stores the item for no application in particular, as items stored before creators were
+    /// recorded; the first application that uses it becomes its owner (docs/ACCESS-CONTROL.md). For imports, whose
+    /// items belong to the programs that stored them elsewhere, not to the importing tool.
+    public static let itemUnowned = "io.coffer.Item.Unowned"
 }

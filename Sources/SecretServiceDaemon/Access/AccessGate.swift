@@ -43,19 +43,43 @@ struct AccessGate: Sendable {
     }
 
     /// Whether `caller` may use the item without asking. `false` while the collection is locked (nothing is known
-    /// about the item's creator then, and the item is locked for everyone anyway).
+    /// about the item's creator then, and the item is locked for everyone anyway). An item nobody owns (stored before
+    /// creators were recorded, or imported) is open to every application under `ask` until one uses it
+    /// (``permitsUse(_:collection:item:)``); under `strict` it needs consent like any other.
     func permits(_ caller: BusName, collection: String, item: String) async -> Bool {
-        guard policy.mode(for: collection) != .off else { return true }
+        await standing(of: caller, collection: collection, item: item).standing != .refused
+    }
+
+    /// As ``permits(_:collection:item:)``, for a call that uses the item (reads its secret, changes or deletes it):
+    /// under `ask`, an item nobody owns becomes the caller's now (trust on first use, logged as `adopted`), so the
+    /// items a user already had get owners without a question each; from then on another application is asked.
+    func permitsUse(_ caller: BusName, collection: String, item: String) async -> Bool {
+        let (standing, who) = await standing(of: caller, collection: collection, item: item)
+        guard standing == .unowned, let who else { return standing != .refused }
+        if (try? await store.adoptItem(collection: collection, item: item, by: who.identity.description)) == true {
+            await record(.adopted, who, collection: collection, item: item)
+        }
+        return true
+    }
+
+    private enum Standing { case permitted, unowned, refused }
+
+    private func standing(of caller: BusName, collection: String, item: String) async -> (standing: Standing,
+                                                                                           who: Caller?) {
+        let mode = policy.mode(for: collection)
+        guard mode != .off else { return (.permitted, nil) }
         guard let who = await identities.known(caller),
               let ownership = try? await store.itemOwnership(collection: collection, item: item)
-        else { return false }
+        else { return (.refused, nil) }
         let identity = who.identity.description
-        if ownership.creator == identity || ownership.allowed.contains(identity) { return true }
+        if ownership.creator == identity || ownership.allowed.contains(identity) { return (.permitted, who) }
+        if ownership.creator == nil, mode == .ask { return (.unowned, who) }
         // Past the owner's own items only: the owner's reads cost no more than before collection-wide decisions.
         if let everything = try? await store.collectionAllowedApplications(collection), everything.contains(identity) {
-            return true
+            return (.permitted, who)
         }
-        return await decisions.allowsOnce(caller, ItemKey(collection: collection, item: item))
+        return (await decisions.allowsOnce(caller, ItemKey(collection: collection, item: item)) ? .permitted : .refused,
+                who)
     }
 
     /// Records that `caller` was refused the use of an item, once per item per connection (a client retrying in a

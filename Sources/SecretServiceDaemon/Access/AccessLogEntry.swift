@@ -25,6 +25,9 @@ public struct AccessLogEntry: Sendable, Hashable {
         /// The application used an item it may not use without asking (read, change or delete), and was refused;
         /// logged once per item per connection.
         case refused
+        /// An item nobody owned (older than creators, or imported) became the application's on its first use
+        /// under `ask`.
+        case adopted
         /// A process of another user called, and was refused; `application` is `uid:N`.
         case otherUser = "other-user"
     }

@@ -107,10 +107,11 @@ struct CollectionAdaptor {
         let value = try session.decode(secret)
         var replace = replace
         if replace, let existing = try await context.store.search(in: collection, attributes).first,
-           await !context.access.permits(caller, collection: collection, item: existing) {
+           await !context.access.permitsUse(caller, collection: collection, item: existing) {
             replace = false
         }
-        let creator = await context.access.creator(for: caller, receivedAt: call.receivedAt)
+        let creator = Self.isUnowned(properties) ? nil
+            : await context.access.creator(for: caller, receivedAt: call.receivedAt)
         let (item, _) = try await context.store.createItem(in: collection, label: label, attributes: attributes,
                                                            secret: value, replace: replace, creator: creator)
         return HandlerResult([.objectPath(Paths.item(collection, item)), .objectPath(.root)])
@@ -118,6 +119,11 @@ struct CollectionAdaptor {
 
     /// The label and attributes `CreateItem`'s property map asks for.
     /// - Throws: `invalidArgs` for values of the wrong type.
+    /// Whether `CreateItem` asked to store the item for no application in particular (an import).
+    static func isUnowned(_ properties: [String: DBusValue]) -> Bool {
+        properties[SecretPropertyKeys.itemUnowned]?.bool == true
+    }
+
     static func itemFields(_ properties: [String: DBusValue]) throws(SecretServiceError)
         -> (label: String, attributes: [String: String]) {
         var label = ""

@@ -46,7 +46,7 @@ struct ItemAdaptor {
     /// created needs the user's consent first (Unlock).
     private func permittedItem(_ call: MethodCall) async throws(SecretServiceError) -> (String, String) {
         guard case .item(let collection, let item, _) = call.node else { throw .unknownMethod("not an item") }
-        guard await context.access.permits(call.caller, collection: collection, item: item) else {
+        guard await context.access.permitsUse(call.caller, collection: collection, item: item) else {
             try await refuse(call.caller, collection: collection, item: item)
         }
         return (collection, item)
@@ -85,7 +85,7 @@ struct ItemAdaptor {
 
     func setProperty(_ name: String, to value: DBusValue, collection: String, item: String, caller: BusName)
         async throws(SecretServiceError) {
-        guard await context.access.permits(caller, collection: collection, item: item) else {
+        guard await context.access.permitsUse(caller, collection: collection, item: item) else {
             try await refuse(caller, collection: collection, item: item)
         }
         switch name {

@@ -13,7 +13,7 @@ struct AccessLogCommand: CofferCommand {
         abstract: "Show the access log: which application was allowed, denied or refused what, and when.",
         discussion: """
             Each line: the time (UTC), the outcome (allowed-once, always-allowed, denied, dismissed, granted, \
-            grant-refused, revoked, refused, other-user), the application with its process id, the item or \
+            grant-refused, revoked, refused, adopted, other-user), the application with its process id, the item or \
             collection, and for grants and revocations the program that asked. Reads by an application of its \
             own items are not logged. cofferd keeps the log in $XDG_DATA_HOME/coffer/access.log (mode 0600, \
             with the previous part in access.log.1); it never holds secrets or labels. See ACCESS-CONTROL.md in \
