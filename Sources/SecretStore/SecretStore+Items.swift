@@ -26,10 +26,14 @@ extension SecretStore {
     /// - Throws: `noSuchObject`, `isLocked`.
     public func itemOwnership(collection: String, item: String) throws(SecretServiceError) -> ItemOwnership {
         let state = try unlockedState(of: collection)
-        guard state.items[item] != nil, let meta = try openMeta(item, in: state) else {
-            throw .noSuchObject("no such item")
+        let ownership: ItemOwnership?
+        do {
+            ownership = try state.ownership(of: item)
+        } catch {
+            throw .failed("the item's metadata could not be decrypted: \(error)")
         }
-        return ItemOwnership(creator: meta.creator, allowed: meta.allowed)
+        guard let ownership else { throw .noSuchObject("no such item") }
+        return ownership
     }
 
     /// Replaces the applications always allowed to use an item. Written to the file like any change of the item,
