@@ -67,6 +67,9 @@ let package = Package(
             name: "SecretServiceClient",
             dependencies: ["DBusTransport", "SecretServiceProtocol", "SecretCrypto", log],
             swiftSettings: strict),
+        // Synchronized collections: per-device journals in a folder a sync engine carries, and their merge
+        // (docs/SYNC.md). Pure Swift over SecretCrypto; not yet used by cofferd.
+        .target(name: "CollectionSync", dependencies: ["SecretCrypto"], swiftSettings: strict),
         .target(name: "KeyringFiles", dependencies: ["SecretCrypto"], exclude: ["ARCHIVE.md"], swiftSettings: strict),
         // LAContext for Linux, in a module of Apple's name so iOS code that imports LocalAuthentication builds.
         .target(name: "LocalAuthentication", swiftSettings: strict),
@@ -110,6 +113,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(name: "SecretCryptoTests", dependencies: ["SecretCrypto"], swiftSettings: strict),
         .testTarget(name: "SecretServiceProtocolTests", dependencies: ["SecretServiceProtocol"], swiftSettings: strict),
+        .testTarget(name: "CollectionSyncTests", dependencies: ["CollectionSync", "SecretCrypto"], swiftSettings: strict),
         .testTarget(name: "SecretStoreTests", dependencies: ["SecretStore", "SecretCrypto"], swiftSettings: strict),
         .testTarget(
             name: "SecretServiceDaemonTests",

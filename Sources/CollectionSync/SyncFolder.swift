@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: Apache-2.0
+// Where a synchronized collection's files lie in the folder a sync engine carries.
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `<folder>/<collection id>/`: one `<device id>.journal` per device and the shared password `wrap`.
+public struct SyncFolder: Sendable, Equatable {
+    /// The folder the sync engine keeps in step between machines.
+    public let root: String
+    public let collection: SyncCollectionID
+
+    public init(root: String, collection: SyncCollectionID) {
+        self.root = root
+        self.collection = collection
+    }
+
+    /// The directory of this collection's files.
+    public var directory: String { root + "/" + collection.description }
+    /// The file holding the collection's master key wrapped with its password.
+    public var wrapPath: String { directory + "/wrap" }
+
+    public func journalPath(for device: DeviceID) -> String {
+        directory + "/" + device.description + Self.journalSuffix
+    }
+
+    static let journalSuffix = ".journal"
+
+    /// The devices whose journals are in the directory. Anything else (an engine's temporary files, conflict
+    /// copies, a half-written `.tmp` of a compaction) is not a journal and is left alone.
+    public func devices() throws(SyncIOError) -> [DeviceID] {
+        guard let stream = opendir(directory) else {
+            if errno == ENOENT { return [] }
+            throw SyncIOError("cannot list", directory)
+        }
+        defer { closedir(stream) }
+        var devices: [DeviceID] = []
+        while let entry = readdir(stream) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            guard name.hasSuffix(Self.journalSuffix),
+                  let device = SyncIdentifier(hex: name.dropLast(Self.journalSuffix.count))
+            else { continue }
+            devices.append(device)
+        }
+        return devices.sorted()
+    }
+}
