@@ -17,23 +17,46 @@ public struct SnapshotChange: Sendable, Equatable {
 }
 
 extension MergedCollection {
+    /// How long a tombstone stays in its device's journal at least, in milliseconds (30 days): long enough for a
+    /// device's journal to reach the others after it joins, or after a machine comes back from a trip.
+    public static let tombstoneGrace: UInt64 = 30 * 24 * 3600 * 1000
+
+    /// Every device this one has heard of: those whose records it merged, those with a journal in the folder
+    /// (`horizons`), and those any verified journal says it has merged.
+    func knownDevices(horizons: [DeviceID: [DeviceID: UInt64]]) -> Set<DeviceID> {
+        var known = Set(seen.keys).union(horizons.keys)
+        for horizon in horizons.values { known.formUnion(horizon.keys) }
+        for announced in announcedSeen.values { known.formUnion(announced.vector.keys) }
+        return known
+    }
+
     /// What `device`'s compacted journal must still hold: each item whose winning change is the device's own (a
-    /// put, or a tombstone some known device may not have acted on yet), and the device's name.
+    /// put, or a tombstone that may still be needed), and the device's name.
     ///
     /// A change another device's change superseded is dropped: the winner stays in that device's journal for as
-    /// long as it wins. A tombstone is dropped once every other known device compacted after merging it (its
-    /// ``JournalHeader/horizon`` reaches the tombstone's place): none of their journals then holds a change it
-    /// superseded, so nothing can bring the item back to a device that joins later.
+    /// long as it wins. A tombstone is dropped once it is older than `grace` and every other device this one knows
+    /// of compacted after merging it (its ``JournalHeader/horizon`` reaches the tombstone's place): none of their
+    /// journals then holds a change it superseded, so nothing can bring the item back to a device that joins later.
+    /// A device nobody has heard of yet (its journal has reached no one) is what the grace period is for.
     /// - Parameters:
     ///   - device: the compacting device.
     ///   - horizons: the horizon of every other device's journal in the folder (empty for a device that never
     ///     compacted; devices whose journals were set aside count too, with what was last verified of them).
-    public func snapshot(of device: DeviceID, horizons: [DeviceID: [DeviceID: UInt64]]) -> [SnapshotChange] {
+    ///   - now: the device's clock.
+    ///   - grace: the least age of a tombstone that may go, in milliseconds.
+    public func snapshot(of device: DeviceID, horizons: [DeviceID: [DeviceID: UInt64]], now: HybridTimestamp,
+                         grace: UInt64 = tombstoneGrace) -> [SnapshotChange] {
+        let others = knownDevices(horizons: horizons).subtracting([device])
         var kept: [SnapshotChange] = []
         for (item, entry) in entries where entry.stamp.device == device {
             if let content = entry.content {
                 kept.append(SnapshotChange(clock: entry.stamp.clock, change: .put(item, content)))
-            } else if !horizons.allSatisfy({ other, horizon in other == device || (horizon[device] ?? 0) >= entry.sequence }) {
+                continue
+            }
+            let old = now.milliseconds >= entry.stamp.clock.milliseconds
+                && now.milliseconds - entry.stamp.clock.milliseconds >= grace
+            let acted = others.allSatisfy { (horizons[$0]?[device] ?? 0) >= entry.sequence }
+            if !(old && acted) {
                 kept.append(SnapshotChange(clock: entry.stamp.clock, change: .delete(item)))
             }
         }

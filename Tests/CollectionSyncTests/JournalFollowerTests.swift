@@ -116,7 +116,7 @@ struct JournalFollowerTests {
         var merged = MergedCollection()
         var first = follower()
         for record in try first.read(beforeCompaction, keys: keys).get().records { merged.merge(record) }
-        let snapshot = try journal.compact(keeping: merged.snapshot(of: device, horizons: [:]), horizon: [:])
+        let snapshot = try journal.compact(keeping: merged.snapshot(of: device, horizons: [:], now: journal.clock.latest), horizon: [:])
         #expect(snapshot.map(\.sequence) == [3, 4])
         #expect(snapshot.first?.clock == put.clock)
 
