@@ -5,7 +5,7 @@
 import Glibc
 #endif
 
-/// `<folder>/<collection id>/`: one `<device id>.journal` per device and the shared password `wrap`.
+/// `<folder>/<collection id>/`: one `<device id>.journal` and one `<device id>.wrap` per device.
 public struct SyncFolder: Sendable, Equatable {
     /// The folder the sync engine keeps in step between machines.
     public let root: String
@@ -18,8 +18,12 @@ public struct SyncFolder: Sendable, Equatable {
 
     /// The directory of this collection's files.
     public var directory: String { root + "/" + collection.description }
-    /// The file holding the collection's master key wrapped with its password.
-    public var wrapPath: String { directory + "/wrap" }
+    /// The file holding the collection's master key wrapped with its password, as `device` last set it.
+    public func wrapPath(for device: DeviceID) -> String {
+        directory + "/" + device.description + Self.wrapSuffix
+    }
+
+    static let wrapSuffix = ".wrap"
 
     public func journalPath(for device: DeviceID) -> String {
         directory + "/" + device.description + Self.journalSuffix
@@ -30,6 +34,15 @@ public struct SyncFolder: Sendable, Equatable {
     /// The devices whose journals are in the directory. Anything else (an engine's temporary files, conflict
     /// copies, a half-written `.tmp` of a compaction) is not a journal and is left alone.
     public func devices() throws(SyncIOError) -> [DeviceID] {
+        try devices(withFilesEndingIn: Self.journalSuffix)
+    }
+
+    /// The devices that left a password wrap in the directory.
+    public func wrappingDevices() throws(SyncIOError) -> [DeviceID] {
+        try devices(withFilesEndingIn: Self.wrapSuffix)
+    }
+
+    private func devices(withFilesEndingIn suffix: String) throws(SyncIOError) -> [DeviceID] {
         guard let stream = opendir(directory) else {
             if errno == ENOENT { return [] }
             throw SyncIOError("cannot list", directory)
@@ -40,8 +53,7 @@ public struct SyncFolder: Sendable, Equatable {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
                 String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
             }
-            guard name.hasSuffix(Self.journalSuffix),
-                  let device = SyncIdentifier(hex: name.dropLast(Self.journalSuffix.count))
+            guard name.hasSuffix(suffix), let device = SyncIdentifier(hex: name.dropLast(suffix.count))
             else { continue }
             devices.append(device)
         }

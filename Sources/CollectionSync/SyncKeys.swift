@@ -13,6 +13,8 @@ public struct SyncKeys: Sendable {
     let record: AES256GCM.Key
     /// Keys each journal's HMAC-SHA256 chain.
     let chain: SecretBytes
+    /// Authenticates password wraps for devices that hold the master key but not the password.
+    let wrap: SecretBytes
 
     /// - Parameters:
     ///   - masterKey: the collection's 32-byte master key, as shared through the folder's password wrap.
@@ -26,5 +28,7 @@ public struct SyncKeys: Sendable {
         record = try AES256GCM.Key(recordKey)
         chain = try HKDF.sha256(inputKeyMaterial: masterKey, salt: collection.bytes,
                                 info: Array("coffer-sync/1 chain".utf8), outputByteCount: 32)
+        wrap = try HKDF.sha256(inputKeyMaterial: masterKey, salt: collection.bytes,
+                               info: Array("coffer-sync/1 wrap".utf8), outputByteCount: 32)
     }
 }
