@@ -185,6 +185,26 @@ struct JournalFollowerTests {
         }
     }
 
+    @Test("a checkpoint kept across a restart still catches an older copy put back meanwhile")
+    func checkpointAcrossRestart() throws {
+        let journal = try writer()
+        _ = try journal.append(.deviceName("one"))
+        let older = try Fixture.read(path)
+        _ = try journal.append(.deviceName("two"))
+        var reader = follower()
+        _ = try reader.readFile(keys: keys).get()
+        let kept = try #require(reader.checkpoint).encode()
+        let restored = try JournalCheckpoint.decode(kept)
+        #expect(restored == reader.checkpoint)
+        var restarted = JournalFollower(folder: source, device: device, checkpoint: restored)
+        #expect(restarted.read(older, keys: keys).damage != nil)
+        var resumed = JournalFollower(folder: source, device: device, checkpoint: restored)
+        let third = try journal.append(.deviceName("three"))
+        #expect(try resumed.readFile(keys: keys).get().records == [third])
+        #expect(throws: SyncFormatError.self) { _ = try JournalCheckpoint.decode(kept + [0]) }
+        #expect(throws: SyncFormatError.self) { _ = try JournalCheckpoint.decode(Array(kept.dropLast())) }
+    }
+
     @Test("a journal of another collection is refused")
     func otherCollection() throws {
         let otherKeys = try Fixture.keys()
