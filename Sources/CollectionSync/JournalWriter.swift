@@ -115,9 +115,11 @@ public final class JournalWriter {
     /// Appends `change` and makes it durable.
     /// - Returns: the record as readers will see it, with its clock and sequence number.
     /// - Throws: ``SyncIOError`` when the write or `fsync` fails (the file is cut back to its last record first, so
-    ///   nothing unacknowledged stays), ``SyncFormatError`` for a change too large for the format, ``ClockError``.
+    ///   nothing unacknowledged stays) or the journal is no longer the file this writer wrote;
+    ///   ``SyncFormatError`` for a change too large for the format; ``ClockError``.
     @discardableResult
     public func append(_ change: SyncChange) throws -> SyncRecord {
+        try checkStillOwnFile()
         var next = clock
         let stamp = try next.tick()
         let framed = try JournalRecordCodec.seal(change, clock: stamp, sequence: nextSequence, device: device,
@@ -134,6 +136,20 @@ public final class JournalWriter {
         chain = framed.mac
         defer { nextSequence += 1 }
         return SyncRecord(device: device, sequence: nextSequence, clock: stamp, change: change)
+    }
+
+    /// Refuses to append when something else changed the journal: an engine that renamed another copy over it
+    /// (the descriptor would then write into a file nobody sees) or wrote to it. Appending would lose the change or
+    /// fork the journal; the caller reopens instead, which verifies what is there now.
+    private func checkStillOwnFile() throws(SyncIOError) {
+        var open = stat(), named = stat()
+        guard fstat(fd, &open) == 0 else { throw SyncIOError("cannot inspect", path) }
+        guard lstat(path, &named) == 0 else {
+            throw SyncIOError(message: "\(path) was removed or renamed by something else; reopen the journal")
+        }
+        guard open.st_dev == named.st_dev, open.st_ino == named.st_ino, open.st_size == off_t(length) else {
+            throw SyncIOError(message: "\(path) was replaced or changed by something else; reopen the journal")
+        }
     }
 
     /// Takes over the file a compaction renamed into place.

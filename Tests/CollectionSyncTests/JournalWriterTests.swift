@@ -117,6 +117,25 @@ struct JournalWriterTests {
         #expect(try Fixture.read(path) == strangerBytes)
     }
 
+    @Test("a journal replaced or written behind the writer's back is not appended to; reopening verifies it")
+    func replacedBehindTheWritersBack() throws {
+        let wall = ManualWallClock()
+        let opened = try JournalWriter.open(folder: folder, device: device, keys: keys, wallClock: wall.reading)
+        let first = try opened.writer.append(.deviceName("one"))
+        let path = folder.journalPath(for: device)
+        let copy = try Fixture.read(path)
+        // An engine renames an identical copy over the journal: the descriptor now points at an unlinked file.
+        try SyncFiles.replace(path, with: copy, directory: folder.directory)
+        #expect(throws: SyncIOError.self) { try opened.writer.append(.deviceName("lost")) }
+        let reopened = try JournalWriter.open(folder: folder, device: device, keys: keys, wallClock: wall.reading)
+        #expect(reopened.records == [first])
+        let second = try reopened.writer.append(.deviceName("two"))
+        // Bytes added by someone else.
+        try Fixture.appendRaw([0, 0], to: path)
+        #expect(throws: SyncIOError.self) { try reopened.writer.append(.deviceName("lost")) }
+        #expect(try readAll().get().records == [first, second])
+    }
+
     @Test("the folder lists only journals: engine temporaries and conflict copies are not devices")
     func listing() throws {
         _ = try Fixture.journal(in: folder, device: device, keys: keys, count: 1)
