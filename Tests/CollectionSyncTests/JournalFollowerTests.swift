@@ -74,6 +74,27 @@ struct JournalFollowerTests {
         #expect(reader.read(forged, keys: keys).damage == .tampered(sequence: 2))
     }
 
+    @Test("records that arrive reordered, with one missing, or duplicated after what was verified are set aside")
+    func reorderedAfterCheckpoint() throws {
+        let journal = try writer()
+        _ = try (0..<5).map { _ in try journal.append(.deviceName("n")) }
+        let whole = try Fixture.read(path)
+        let ranges = try Fixture.recordRanges(whole, keys: keys).records
+        let verified = Array(whole[..<ranges[1].upperBound])
+        let variants: [([UInt8], JournalDamage)] = [
+            (verified + whole[ranges[3]] + whole[ranges[2]] + whole[ranges[4]], .outOfSequence(expected: 3, found: 4)),
+            (verified + whole[ranges[3]] + whole[ranges[4]], .outOfSequence(expected: 3, found: 4)),
+            (verified + whole[ranges[1]] + whole[ranges[2]], .outOfSequence(expected: 3, found: 2)),
+        ]
+        for (bytes, damage) in variants {
+            var reader = follower()
+            #expect(try reader.read(verified, keys: keys).get().records.count == 2)
+            let result = reader.read(bytes, keys: keys)
+            #expect(result.damage == damage)
+            #expect(result.records.isEmpty)
+        }
+    }
+
     @Test("a journal cut below what was verified, or removed, is set aside, and stays so")
     func truncation() throws {
         let journal = try writer()
