@@ -5,8 +5,8 @@ extension JournalCheckpoint {
     static let version: UInt8 = 1
 
     /// `version u8 = 1 | compaction u64 | header mac (32) | offset u64 | last sequence u64 | chain (32)
-    /// | horizon count u16 | (device id (16) | sequence u64)*`. Nothing in it is secret (MACs, numbers, ids); it is
-    /// kept inside the local collection file, whose MAC chain protects it like everything there.
+    /// | horizon count u16 | (device id (16) | sequence u64)*`. Nothing in it is secret (MACs, numbers, ids); it
+    /// belongs in the local collection file, whose MAC chain would protect it like everything there.
     public func encode() -> [UInt8] {
         var writer = SyncByteWriter(capacity: 100 + horizon.count * 24)
         writer.u8(Self.version)

@@ -49,6 +49,11 @@ public struct JournalFollower: Sendable {
 
     public var path: String { folder.journalPath(for: device) }
 
+    /// Sets the journal aside (a resumed state, or a reason found elsewhere).
+    mutating func setAside(_ reason: JournalDamage) {
+        damage = reason
+    }
+
     /// Reads the journal file and verifies what is new.
     /// - Throws: ``SyncIOError`` when the file cannot be read now (try again later); never for damage, which the
     ///   result and ``damage`` report.

@@ -226,6 +226,39 @@ struct JournalFollowerTests {
         #expect(throws: SyncFormatError.self) { _ = try JournalCheckpoint.decode(Array(kept.dropLast())) }
     }
 
+    @Test("a follower's state survives a restart: checkpoint and the reason it set the journal aside, of every kind")
+    func stateAcrossRestart() throws {
+        let journal = try writer()
+        _ = try journal.append(.deviceName("one"))
+        var reader = follower()
+        _ = try reader.readFile(keys: keys).get()
+        let resumed = try JournalFollower(folder: source, device: device, state: reader.encodeState())
+        #expect(resumed.checkpoint == reader.checkpoint && resumed.damage == nil)
+        let fresh = try JournalFollower(folder: source, device: device, state: follower().encodeState())
+        #expect(fresh.checkpoint == nil)
+
+        let reasons: [JournalDamage] = [
+            .malformed("record length 3 at offset 90"), .misplaced("the header names device x"),
+            .tampered(sequence: nil), .tampered(sequence: 0), .tampered(sequence: 9),
+            .outOfSequence(expected: 3, found: 5), .truncated(verified: 500, found: 0),
+            .rolledBack(verified: 2, found: 1), .forked(sequence: 7),
+        ]
+        for reason in reasons {
+            var aside = reader
+            aside.setAside(reason)
+            let state = aside.encodeState()
+            let restored = try JournalFollower(folder: source, device: device, state: state)
+            #expect(restored.damage == reason)
+            var again = restored
+            // Still set aside: the genuine file delivers nothing.
+            #expect(try again.readFile(keys: keys).damage == reason)
+            #expect(throws: SyncFormatError.self) {
+                _ = try JournalFollower(folder: source, device: self.device, state: state + [0])
+            }
+        }
+        #expect(throws: SyncFormatError.self) { _ = try JournalFollower(folder: source, device: device, state: []) }
+    }
+
     @Test("a journal of another collection is refused")
     func otherCollection() throws {
         let otherKeys = try Fixture.keys()

@@ -90,15 +90,12 @@ final class SimulatedDevice {
         try Fixture.appendRaw(torn, to: journalPath)
     }
 
-    /// Restarts the device's writer from its journal, as after a kill -9, and its followers from their checkpoints
-    /// in byte form, as cofferd keeps them.
+    /// Restarts the device's writer from its journal, as after a kill -9, and its followers from their states in
+    /// byte form.
     func reopen() throws {
         writer = try JournalWriter.open(folder: folder, device: id, keys: keys, wallClock: wall.reading).writer
         followers = try followers.mapValues { follower in
-            // A set-aside journal stays set aside (cofferd keeps the reason with the checkpoint).
-            if follower.damage != nil { return follower }
-            let kept = try follower.checkpoint.map { try JournalCheckpoint.decode($0.encode()) }
-            return JournalFollower(folder: folder, device: follower.device, checkpoint: kept)
+            try JournalFollower(folder: folder, device: follower.device, state: follower.encodeState())
         }
         for record in merged.entries.values { writer.observe(record.stamp.clock) }
     }
