@@ -14,17 +14,24 @@ import SecretStore
 struct AccessAdaptor {
     let context: DaemonContext
 
-    func call(_ call: MethodCall) async throws(SecretServiceError) -> HandlerResult {
-        let args = Arguments(call)
-        switch call.member {
-        case "ListAccess":
-            return try await list(args.objectPath(0))
-        case "Revoke":
-            return try await revoke(args.objectPath(0), application: args.string(1), items: args.objectPaths(2))
-        default:
-            throw .unknownMethod("no method '\(call.member)' in \(SecretServiceNames.accessInterface)")
-        }
-    }
+    /// `io.coffer.Access`: which application created each item of a collection and which others may use it, and
+    /// taking an "always allow" back, for `coffer access`. It lives beside `org.freedesktop.Secret.Service` on
+    /// `/org/freedesktop/secrets`; `dbus/io.coffer.Access.xml` must agree with it (a test compares them).
+    static let interface = ServedInterface(
+        SecretServiceNames.accessInterface, adaptor: AccessAdaptor.init,
+        methods: [
+            AdaptorMethod("ListAccess", in: [.init("collection", .objectPath)],
+                          out: [.init("items", .array(.structure([.objectPath, .string, .array(.string)])))]) {
+                adaptor, call in
+                try await adaptor.list(call.args.objectPath(0))
+            },
+            AdaptorMethod("Revoke", in: [
+                .init("collection", .objectPath), .init("application", .string), .init("items", .array(.objectPath)),
+            ], out: [.init("revoked", .array(.objectPath))]) { adaptor, call in
+                try await adaptor.revoke(call.args.objectPath(0), application: call.args.string(1),
+                                         items: call.args.objectPaths(2))
+            },
+        ])
 
     private func collection(at path: ObjectPath) async throws(SecretServiceError) -> String {
         guard let id = await context.collectionID(for: path) else { throw .noSuchObject("no such collection") }

@@ -10,30 +10,47 @@ import SecretStore
 struct ItemAdaptor {
     let context: DaemonContext
 
-    func call(_ call: MethodCall) async throws(SecretServiceError) -> HandlerResult {
+    static let interface = ServedInterface(
+        SecretServiceNames.itemInterface, adaptor: ItemAdaptor.init,
+        methods: [
+            AdaptorMethod("Delete", out: [.init("Prompt", .objectPath)]) { adaptor, call in
+                let (collection, item) = try await adaptor.permittedItem(call)
+                try await adaptor.context.store.deleteItem(collection: collection, item: item)
+                return HandlerResult([.objectPath(.root)])
+            },
+            AdaptorMethod("GetSecret", in: [.init("session", .objectPath)],
+                          out: [.init("secret", SecretInterfaces.secret)]) { adaptor, call in
+                let (collection, item) = try await adaptor.permittedItem(call)
+                let session = try await adaptor.context.session(at: try call.args.objectPath(0), caller: call.caller)
+                let secret = try await adaptor.context.store.secret(collection: collection, item: item)
+                return HandlerResult([try session.encode(secret).dbusValue])
+            },
+            AdaptorMethod("SetSecret", in: [.init("secret", SecretInterfaces.secret)]) { adaptor, call in
+                let (collection, item) = try await adaptor.permittedItem(call)
+                let wire = try call.args.secret(0)
+                let session = try await adaptor.context.session(at: wire.session, caller: call.caller)
+                try await adaptor.context.store.setSecret(collection: collection, item: item,
+                                                          to: try session.decode(wire))
+                return HandlerResult()
+            },
+        ],
+        properties: [
+            PropertyDescription("Locked", .boolean),
+            PropertyDescription("Attributes", SecretInterfaces.attributes, .readwrite),
+            PropertyDescription("Label", .string, .readwrite),
+            PropertyDescription("Created", .uint64),
+            PropertyDescription("Modified", .uint64),
+        ])
+
+    /// The item a call addresses, once the caller may use it. Every member uses the item: one another application
+    /// created needs the user's consent first (Unlock).
+    private func permittedItem(_ call: MethodCall) async throws(SecretServiceError) -> (String, String) {
         guard case .item(let collection, let item, _) = call.node else { throw .unknownMethod("not an item") }
-        let args = Arguments(call)
-        // Every member uses the item: one another application created needs the user's consent first (Unlock).
         guard await context.access.permits(call.caller, collection: collection, item: item) else {
             _ = try await context.store.collectionInfo(collection)
             throw .isLocked("the item is locked for this application; unlock it to ask the user")
         }
-        switch call.member {
-        case "Delete":
-            try await context.store.deleteItem(collection: collection, item: item)
-            return HandlerResult([.objectPath(.root)])
-        case "GetSecret":
-            let session = try await context.session(at: try args.objectPath(0), caller: call.caller)
-            let secret = try await context.store.secret(collection: collection, item: item)
-            return HandlerResult([try session.encode(secret).dbusValue])
-        case "SetSecret":
-            let wire = try args.secret(0)
-            let session = try await context.session(at: wire.session, caller: call.caller)
-            try await context.store.setSecret(collection: collection, item: item, to: try session.decode(wire))
-            return HandlerResult()
-        default:
-            throw .unknownMethod("no method '\(call.member)' in the Item interface")
-        }
+        return (collection, item)
     }
 
     // MARK: - Properties
