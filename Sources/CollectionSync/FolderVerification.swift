@@ -88,7 +88,7 @@ extension SyncFolder {
                     status.damage = damage
                 }
             } catch {
-                status.readFailure = error.description
+                status.readFailure = "\(error)"
             }
             status.checkpoint = follower.checkpoint
             result.devices.append(status)

@@ -55,57 +55,58 @@ public struct JournalFollower: Sendable {
     }
 
     /// Reads the journal file and verifies what is new.
-    /// - Throws: ``SyncIOError`` when the file cannot be read now (try again later); never for damage, which the
-    ///   result and ``damage`` report.
-    public mutating func readFile(keys: SyncKeys) throws(SyncIOError) -> Result<JournalRead, JournalDamage> {
+    /// - Throws: ``SyncIOError`` when the file cannot be read now, ``CryptoError`` when libgcrypt cannot do the
+    ///   work now (no secure memory left): try again later, nothing changed. Never for damage, which the result and
+    ///   ``damage`` report.
+    public mutating func readFile(keys: SyncKeys) throws -> Result<JournalRead, JournalDamage> {
         if let damage { return .failure(damage) }
-        return read(try SyncFiles.read(path), keys: keys)
+        return try read(try SyncFiles.read(path), keys: keys)
     }
 
     /// Verifies what is new in `bytes`, the journal's current contents (`nil` when the file is gone).
-    public mutating func read(_ bytes: [UInt8]?, keys: SyncKeys) -> Result<JournalRead, JournalDamage> {
+    /// - Throws: ``CryptoError`` when libgcrypt cannot do the work now; the follower is then as it was.
+    public mutating func read(_ bytes: [UInt8]?, keys: SyncKeys) throws -> Result<JournalRead, JournalDamage> {
         if let damage { return .failure(damage) }
-        do throws(JournalDamage) {
+        do {
             let read = try verify(bytes ?? [], keys: keys, present: bytes != nil)
             return .success(read)
-        } catch {
+        } catch let error as JournalDamage {
             damage = error
             return .failure(error)
         }
     }
 
-    private mutating func verify(_ bytes: [UInt8], keys: SyncKeys, present: Bool) throws(JournalDamage)
-        -> JournalRead {
+    private mutating func verify(_ bytes: [UInt8], keys: SyncKeys, present: Bool) throws -> JournalRead {
         precondition(keys.collection == folder.collection, "keys of another collection")
         let decoded = try JournalHeader.decode(bytes[...], keys: keys)
         guard case .header(let header, let headerLength, let headerMAC) = decoded else {
-            if let checkpoint { throw .truncated(verified: checkpoint.offset, found: bytes.count) }
+            if let checkpoint { throw JournalDamage.truncated(verified: checkpoint.offset, found: bytes.count) }
             return JournalRead(records: [], waitingForMore: present)
         }
         guard header.collection == folder.collection else {
-            throw .misplaced("the header names collection \(header.collection)")
+            throw JournalDamage.misplaced("the header names collection \(header.collection)")
         }
-        guard header.device == device else { throw .misplaced("the header names device \(header.device)") }
+        guard header.device == device else { throw JournalDamage.misplaced("the header names device \(header.device)") }
 
         var start = (offset: headerLength, lastSequence: header.firstSequence - 1, chain: headerMAC)
         if let checkpoint {
             if header.compaction < checkpoint.compaction {
-                throw .rolledBack(verified: checkpoint.compaction, found: header.compaction)
+                throw JournalDamage.rolledBack(verified: checkpoint.compaction, found: header.compaction)
             } else if header.compaction == checkpoint.compaction {
-                guard headerMAC == checkpoint.headerMAC else { throw .forked(sequence: header.firstSequence) }
+                guard headerMAC == checkpoint.headerMAC else { throw JournalDamage.forked(sequence: header.firstSequence) }
                 guard bytes.count >= checkpoint.offset else {
-                    throw .truncated(verified: checkpoint.offset, found: bytes.count)
+                    throw JournalDamage.truncated(verified: checkpoint.offset, found: bytes.count)
                 }
                 if checkpoint.offset > headerLength {
                     let stored = Array(bytes[checkpoint.offset - JournalRecordCodec.macByteCount..<checkpoint.offset])
-                    guard stored == checkpoint.chain else { throw .forked(sequence: checkpoint.lastSequence) }
+                    guard stored == checkpoint.chain else { throw JournalDamage.forked(sequence: checkpoint.lastSequence) }
                 }
                 start = (checkpoint.offset, checkpoint.lastSequence, checkpoint.chain)
             } else {
                 // A compacted journal: its numbering must go on from where the verified one stopped, or it is
                 // an older history dressed up as new.
                 guard header.firstSequence > checkpoint.lastSequence else {
-                    throw .forked(sequence: header.firstSequence)
+                    throw JournalDamage.forked(sequence: header.firstSequence)
                 }
             }
         }

@@ -62,7 +62,8 @@ public struct JournalHeader: Sendable, Equatable {
     }
 
     /// Decodes and authenticates the header at the start of `bytes`.
-    static func decode(_ bytes: ArraySlice<UInt8>, keys: SyncKeys) throws(JournalDamage) -> Decoded {
+    /// - Throws: ``JournalDamage``; ``CryptoError`` when libgcrypt cannot compute the MAC now (not damage).
+    static func decode(_ bytes: ArraySlice<UInt8>, keys: SyncKeys) throws -> Decoded {
         guard bytes.count >= fixedByteCount else { return .incomplete }
         var reader = SyncByteReader(bytes)
         do {
@@ -85,10 +86,7 @@ public struct JournalHeader: Sendable, Equatable {
             }
             let fieldsEnd = bytes.startIndex + length - macByteCount
             let stored = Array(bytes[fieldsEnd..<bytes.startIndex + length])
-            let expected: [UInt8]
-            do { expected = try mac(bytes[bytes.startIndex..<fieldsEnd], keys: keys) } catch {
-                throw JournalDamage.malformed("cannot compute the header MAC: \(error)")
-            }
+            let expected = try mac(bytes[bytes.startIndex..<fieldsEnd], keys: keys)
             guard ConstantTime.equal(stored, expected) else { throw JournalDamage.tampered(sequence: nil) }
             guard firstSequence >= 1, firstSequence < .max else {
                 throw JournalDamage.malformed("first sequence number \(firstSequence) out of range")
@@ -96,9 +94,7 @@ public struct JournalHeader: Sendable, Equatable {
             let header = JournalHeader(collection: collection, device: device, compaction: compaction,
                                        firstSequence: firstSequence, horizon: horizon)
             return .header(header, length: length, mac: expected)
-        } catch let error as JournalDamage {
-            throw error
-        } catch {
+        } catch let error as SyncFormatError {
             throw JournalDamage.malformed("\(error)")
         }
     }

@@ -9,6 +9,7 @@ import SecretCrypto
     public enum Outcome: Equatable, Sendable {
         case records(Int, waitingForMore: Bool)
         case damaged
+        /// The keys could not be made, or libgcrypt could not do the work (no secure memory left).
         case noKeys
     }
 
@@ -24,11 +25,12 @@ import SecretCrypto
     public static func readJournal(_ bytes: [UInt8]) -> Outcome {
         guard let keys else { return .noKeys }
         var asFound = JournalFollower(folder: SyncFolder(root: "/nonexistent", collection: collection), device: device)
-        _ = asFound.read(bytes, keys: keys)
+        _ = try? asFound.read(bytes, keys: keys)
         var follower = JournalFollower(folder: SyncFolder(root: "/nonexistent", collection: collection), device: device)
-        switch follower.read(validatingMACs(bytes, keys: keys), keys: keys) {
-        case .success(let read): return .records(read.records.count, waitingForMore: read.waitingForMore)
-        case .failure: return .damaged
+        switch try? follower.read(validatingMACs(bytes, keys: keys), keys: keys) {
+        case .success(let read)?: return .records(read.records.count, waitingForMore: read.waitingForMore)
+        case .failure?: return .damaged
+        case nil: return .noKeys
         }
     }
 

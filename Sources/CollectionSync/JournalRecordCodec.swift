@@ -74,14 +74,13 @@ enum JournalRecordCodec {
 
     /// Checks a complete record's place in the chain, then opens its content.
     /// - Returns: the record and the new chain value.
+    /// - Throws: ``JournalDamage`` when the record is not what its device wrote; ``CryptoError`` when libgcrypt
+    ///   cannot do the work now (no secure memory left), which says nothing about the journal.
     static func open(covered: ArraySlice<UInt8>, mac: ArraySlice<UInt8>, sequence: UInt64, device: DeviceID,
                      previousMAC: [UInt8], keys: SyncKeys,
-                     authenticator: HMACSHA256.Authenticator) throws(JournalDamage) -> (SyncRecord, [UInt8]) {
-        let expected: [UInt8]
-        do { expected = try authenticator.code(for: previousMAC[...], covered) } catch {
-            throw .malformed("cannot compute a record MAC: \(error)")
-        }
-        guard ConstantTime.equal(expected, Array(mac)) else { throw .tampered(sequence: sequence) }
+                     authenticator: HMACSHA256.Authenticator) throws -> (SyncRecord, [UInt8]) {
+        let expected = try authenticator.code(for: previousMAC[...], covered)
+        guard ConstantTime.equal(expected, Array(mac)) else { throw JournalDamage.tampered(sequence: sequence) }
         let nonceStart = covered.startIndex + 12
         let nonce = Array(covered[nonceStart..<nonceStart + AES256GCM.nonceByteCount])
         let sealed = Array(covered[(nonceStart + AES256GCM.nonceByteCount)...])
@@ -89,16 +88,16 @@ enum JournalRecordCodec {
         do {
             plaintext = try keys.record.open(sealed, nonce: nonce,
                                              associatedData: associatedData(keys.collection, device, sequence))
-        } catch {
+        } catch let error as CryptoError where error == .authenticationFailed || error == .invalidCiphertext {
             // The MAC held, so only a holder of the chain key could have written this: still not to be trusted.
-            throw .tampered(sequence: sequence)
+            throw JournalDamage.tampered(sequence: sequence)
         }
         defer { plaintext.wipe() }
         do {
             let (clock, change) = try SyncChange.decode(plaintext)
             return (SyncRecord(device: device, sequence: sequence, clock: clock, change: change), expected)
-        } catch {
-            throw .malformed("record \(sequence): \(error)")
+        } catch let error as SyncFormatError {
+            throw JournalDamage.malformed("record \(sequence): \(error)")
         }
     }
 

@@ -16,13 +16,11 @@ struct JournalScan {
 
     /// Verifies every complete record from `offset`, which must carry `lastSequence + 1` on and chain after
     /// `chain`. Stops, without error, where the file ends inside a record.
+    /// - Throws: ``JournalDamage``; ``CryptoError`` when libgcrypt cannot do the work now (not damage).
     static func run(_ bytes: [UInt8], from offset: Int, lastSequence: UInt64, chain: [UInt8], device: DeviceID,
-                    keys: SyncKeys) throws(JournalDamage) -> JournalScan {
+                    keys: SyncKeys) throws -> JournalScan {
         var scan = JournalScan(end: offset, lastSequence: lastSequence, chain: chain)
-        let authenticator: HMACSHA256.Authenticator
-        do { authenticator = try HMACSHA256.Authenticator(key: keys.chain) } catch {
-            throw .malformed("cannot key the chain MAC: \(error)")
-        }
+        let authenticator = try HMACSHA256.Authenticator(key: keys.chain)
         while scan.end < bytes.count {
             switch try JournalRecordCodec.frame(in: bytes, at: scan.end) {
             case .incomplete:
@@ -32,7 +30,7 @@ struct JournalScan {
                 // The sequence number is checked before the MAC so that a dropped or swapped record is named as
                 // such; the MAC then proves the number was not edited to fit.
                 guard scan.lastSequence < .max - 1, sequence == scan.lastSequence + 1 else {
-                    throw .outOfSequence(expected: scan.lastSequence &+ 1, found: sequence)
+                    throw JournalDamage.outOfSequence(expected: scan.lastSequence &+ 1, found: sequence)
                 }
                 let (record, next) = try JournalRecordCodec.open(
                     covered: covered, mac: mac, sequence: sequence, device: device, previousMAC: scan.chain,

@@ -2,6 +2,7 @@
 // Reading other devices' journals: incremental, patient with files in transit, strict about history.
 
 @testable import CollectionSync
+import Glibc
 import SecretCrypto
 import Testing
 
@@ -71,7 +72,7 @@ struct JournalFollowerTests {
         #expect(try reader.read(Array(whole.dropLast(10)), keys: keys).get().waitingForMore)
         var forged = whole
         forged[forged.count - 5] ^= 0xff
-        #expect(reader.read(forged, keys: keys).damage == .tampered(sequence: 2))
+        #expect(try reader.read(forged, keys: keys).damage == .tampered(sequence: 2))
     }
 
     @Test("records that arrive reordered, with one missing, or duplicated after what was verified are set aside")
@@ -89,7 +90,7 @@ struct JournalFollowerTests {
         for (bytes, damage) in variants {
             var reader = follower()
             #expect(try reader.read(verified, keys: keys).get().records.count == 2)
-            let result = reader.read(bytes, keys: keys)
+            let result = try reader.read(bytes, keys: keys)
             #expect(result.damage == damage)
             #expect(result.records.isEmpty)
         }
@@ -102,18 +103,18 @@ struct JournalFollowerTests {
         let whole = try Fixture.read(path)
         var reader = follower()
         _ = try reader.read(whole, keys: keys).get()
-        #expect(reader.read(Array(whole.dropLast(70)), keys: keys).damage == .truncated(verified: whole.count,
+        #expect(try reader.read(Array(whole.dropLast(70)), keys: keys).damage == .truncated(verified: whole.count,
                                                                                           found: whole.count - 70))
         // Set aside for good: even the genuine file delivers nothing any more.
-        #expect(reader.read(whole, keys: keys).damage == .truncated(verified: whole.count, found: whole.count - 70))
+        #expect(try reader.read(whole, keys: keys).damage == .truncated(verified: whole.count, found: whole.count - 70))
         #expect(reader.damage != nil)
 
         var other = follower()
         _ = try other.read(whole, keys: keys).get()
-        #expect(other.read(nil, keys: keys).damage == .truncated(verified: whole.count, found: 0))
+        #expect(try other.read(nil, keys: keys).damage == .truncated(verified: whole.count, found: 0))
         var third = follower()
         _ = try third.read(whole, keys: keys).get()
-        #expect(third.read(Array(whole.prefix(30)), keys: keys).damage == .truncated(verified: whole.count, found: 30))
+        #expect(try third.read(Array(whole.prefix(30)), keys: keys).damage == .truncated(verified: whole.count, found: 30))
     }
 
     @Test("an older copy of the journal put back is set aside")
@@ -124,7 +125,7 @@ struct JournalFollowerTests {
         _ = try journal.append(.delete(.random()))
         var reader = follower()
         _ = try reader.read(try Fixture.read(path), keys: keys).get()
-        #expect(reader.read(older, keys: keys).damage == .truncated(verified: try Fixture.read(path).count,
+        #expect(try reader.read(older, keys: keys).damage == .truncated(verified: try Fixture.read(path).count,
                                                                      found: older.count))
     }
 
@@ -146,7 +147,7 @@ struct JournalFollowerTests {
         let compacted = try reader.readFile(keys: keys).get()
         #expect(compacted.records == snapshot)
         #expect(reader.checkpoint?.compaction == 1)
-        #expect(reader.read(beforeCompaction, keys: keys).damage == .rolledBack(verified: 1, found: 0))
+        #expect(try reader.read(beforeCompaction, keys: keys).damage == .rolledBack(verified: 1, found: 0))
     }
 
     @Test("a compacted journal whose numbering does not go on from the verified one is a fork")
@@ -160,7 +161,7 @@ struct JournalFollowerTests {
                                                 firstSequence: 2).encode(keys: keys)
         let record = try JournalRecordCodec.seal(.deviceName("restored"), clock: .zero, sequence: 2, device: device,
                                                  previousMAC: chain, keys: keys)
-        #expect(reader.read(header + record.bytes, keys: keys).damage == .forked(sequence: 2))
+        #expect(try reader.read(header + record.bytes, keys: keys).damage == .forked(sequence: 2))
     }
 
     @Test("two copies of one device writing on from the same journal are a fork for whoever read the other")
@@ -181,7 +182,7 @@ struct JournalFollowerTests {
 
         var reader = follower()
         _ = try reader.read(branchA, keys: keys).get()
-        #expect(reader.read(branchB, keys: keys).damage == .forked(sequence: 2))
+        #expect(try reader.read(branchB, keys: keys).damage == .forked(sequence: 2))
     }
 
     @Test("another device's journal copied over this one is refused, whether or not it was read before")
@@ -194,13 +195,13 @@ struct JournalFollowerTests {
         let theirs = try Fixture.read(source.journalPath(for: stranger))
 
         var fresh = follower()
-        guard case .misplaced = fresh.read(theirs, keys: keys).damage else {
+        guard case .misplaced = try fresh.read(theirs, keys: keys).damage else {
             Issue.record("another device's journal was read as this one's")
             return
         }
         var reader = follower()
         _ = try reader.readFile(keys: keys).get()
-        guard case .misplaced = reader.read(theirs, keys: keys).damage else {
+        guard case .misplaced = try reader.read(theirs, keys: keys).damage else {
             Issue.record("another device's journal was read as this one's")
             return
         }
@@ -218,7 +219,7 @@ struct JournalFollowerTests {
         let restored = try JournalCheckpoint.decode(kept)
         #expect(restored == reader.checkpoint)
         var restarted = JournalFollower(folder: source, device: device, checkpoint: restored)
-        #expect(restarted.read(older, keys: keys).damage != nil)
+        #expect(try restarted.read(older, keys: keys).damage != nil)
         var resumed = JournalFollower(folder: source, device: device, checkpoint: restored)
         let third = try journal.append(.deviceName("three"))
         #expect(try resumed.readFile(keys: keys).get().records == [third])
@@ -259,6 +260,43 @@ struct JournalFollowerTests {
         #expect(throws: SyncFormatError.self) { _ = try JournalFollower(folder: source, device: device, state: []) }
     }
 
+    @Test("running out of secure memory while reading is an error to retry, never damage")
+    func resourceFailureIsNotDamage() async {
+        // The pool is filled in a process of its own: doing it here would starve the suites running beside it.
+        await #expect(processExitsWith: .success) {
+            let keys = try Fixture.keys()
+            let device = DeviceID.random()
+            var (bytes, chain) = try JournalHeader(collection: keys.collection, device: device).encode(keys: keys)
+            for sequence in 1...2 as ClosedRange<UInt64> {
+                let framed = try JournalRecordCodec.seal(
+                    .put(.random(), try Fixture.content("item", secret: "secret \(sequence)")),
+                    clock: HybridTimestamp(milliseconds: sequence, counter: 0), sequence: sequence, device: device,
+                    previousMAC: chain, keys: keys)
+                bytes += framed.bytes
+                chain = framed.mac
+            }
+            var follower = JournalFollower(folder: SyncFolder(root: "/nonexistent", collection: keys.collection),
+                                           device: device)
+            var held: [SecretBytes] = []
+            while let buffer = try? SecretBytes(count: 64) {
+                held.append(buffer)
+                guard held.count < 1_000_000 else { exit(10) }  // A pool that never fills is a fallback.
+            }
+            do {
+                _ = try follower.read(bytes, keys: keys)
+                exit(11)
+            } catch is CryptoError {
+            } catch {
+                exit(12)
+            }
+            guard follower.damage == nil, follower.checkpoint == nil else { exit(13) }
+            held.removeAll()
+            guard case .success(let read) = try follower.read(bytes, keys: keys), read.records.count == 2 else {
+                exit(14)
+            }
+        }
+    }
+
     @Test("a journal of another collection is refused")
     func otherCollection() throws {
         let otherKeys = try Fixture.keys()
@@ -266,7 +304,7 @@ struct JournalFollowerTests {
         let journal = try JournalWriter.open(folder: otherFolder, device: device, keys: otherKeys).writer
         _ = try journal.append(.deviceName("elsewhere"))
         var reader = follower()
-        #expect(reader.read(try Fixture.read(otherFolder.journalPath(for: device)), keys: keys).damage
+        #expect(try reader.read(try Fixture.read(otherFolder.journalPath(for: device)), keys: keys).damage
             == .tampered(sequence: nil))
     }
 }

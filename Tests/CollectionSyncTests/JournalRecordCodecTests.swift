@@ -31,11 +31,12 @@ struct JournalRecordCodecTests {
         return (bytes, records)
     }
 
-    func open(_ bytes: [UInt8], device: DeviceID? = nil, keys: SyncKeys? = nil) -> Result<JournalRead, JournalDamage> {
+    func open(_ bytes: [UInt8], device: DeviceID? = nil, keys: SyncKeys? = nil) throws
+        -> Result<JournalRead, JournalDamage> {
         let keys = keys ?? self.keys
         var follower = JournalFollower(folder: SyncFolder(root: "/nonexistent", collection: keys.collection),
                                        device: device ?? self.device)
-        return follower.read(bytes, keys: keys)
+        return try follower.read(bytes, keys: keys)
     }
 
     @Test("every kind of change round-trips, secrets and empty strings included")
@@ -67,7 +68,7 @@ struct JournalRecordCodecTests {
         for position in 0..<bytes.count {
             var altered = bytes
             altered[position] ^= 0x10
-            switch open(altered) {
+            switch try open(altered) {
             case .failure:
                 continue
             case .success(let read):
@@ -88,20 +89,20 @@ struct JournalRecordCodecTests {
 
         var altered = bytes
         altered[second.upperBound - 40] ^= 1
-        #expect(open(altered).damage == .tampered(sequence: 2))
+        #expect(try open(altered).damage == .tampered(sequence: 2))
 
         let dropped = Array(bytes[..<second.lowerBound] + bytes[third])
-        #expect(open(dropped).damage == .outOfSequence(expected: 2, found: 3))
+        #expect(try open(dropped).damage == .outOfSequence(expected: 2, found: 3))
 
         let swapped = Array(bytes[..<first.lowerBound] + bytes[second] + bytes[first] + bytes[third])
-        #expect(open(swapped).damage == .outOfSequence(expected: 1, found: 2))
+        #expect(try open(swapped).damage == .outOfSequence(expected: 1, found: 2))
 
         let elsewhere = DeviceID.random()
-        if case .misplaced = open(bytes, device: elsewhere).damage {} else {
+        if case .misplaced = try open(bytes, device: elsewhere).damage {} else {
             Issue.record("a journal read in place of another device's was not refused")
         }
         let otherCollection = try Fixture.keys()
-        #expect(open(bytes, keys: otherCollection).damage == .tampered(sequence: nil))
+        #expect(try open(bytes, keys: otherCollection).damage == .tampered(sequence: nil))
     }
 
     @Test("a record sealed for another device or position does not open there, even with a valid chain MAC")
@@ -112,7 +113,7 @@ struct JournalRecordCodecTests {
         let sealedRecord = Array(bytes[ranges.records[0]].dropLast(JournalRecordCodec.macByteCount))
         let (header, chain) = try JournalHeader(collection: keys.collection, device: device).encode(keys: keys)
         let mac = try HMACSHA256.Authenticator(key: keys.chain).code(for: chain[...], sealedRecord[...])
-        #expect(open(header + sealedRecord + mac).damage == .tampered(sequence: 1))
+        #expect(try open(header + sealedRecord + mac).damage == .tampered(sequence: 1))
     }
 
     @Test("a record whose plaintext is not a change is malformed, even when sealed with the right keys")
@@ -128,7 +129,7 @@ struct JournalRecordCodecTests {
             writer.raw(nonce)
             writer.raw(sealed)
             let mac = try HMACSHA256.Authenticator(key: keys.chain).code(for: chain[...], writer.bytes[...])
-            guard case .malformed = open(header + writer.bytes + mac).damage else {
+            guard case .malformed = try open(header + writer.bytes + mac).damage else {
                 Issue.record("plaintext \(plaintext) was accepted")
                 continue
             }
