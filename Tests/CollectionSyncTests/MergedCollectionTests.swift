@@ -30,6 +30,37 @@ struct MergedCollectionTests {
         }
     }
 
+    @Test("any arrival order, with repeats, gives the same collection (seeded shuffles)")
+    func orderIndependence() throws {
+        let seed = ConvergenceTests.setting("COFFER_SYNC_SEED") ?? UInt64.random(in: 0...UInt64.max)
+        var random = SeededGenerator(seed: seed)
+        let devices = (0..<3).map { _ in SyncIdentifier.seeded(&random) }
+        let items = (0..<6).map { _ in SyncIdentifier.seeded(&random) }
+        var records: [SyncRecord] = []
+        for sequence in 1...60 as ClosedRange<UInt64> {
+            let item = items.randomElement(using: &random)!
+            // Few distinct clock values, so equal clocks from different devices occur and the tie-break counts.
+            let clock = HybridTimestamp(milliseconds: UInt64.random(in: 1...8, using: &random), counter: 0)
+            let change: SyncChange = Bool.random(using: &random)
+                ? .delete(item) : .put(item, try Fixture.content("v\(sequence)"))
+            records.append(SyncRecord(device: devices.randomElement(using: &random)!, sequence: sequence, clock: clock,
+                                      change: change))
+        }
+        // One change per (device, clock): a device never gives two changes one reading.
+        var seenStamps: Set<ChangeStamp> = []
+        records = records.filter { seenStamps.insert(ChangeStamp(clock: $0.clock, device: $0.device)).inserted }
+        var reference = MergedCollection()
+        for record in records { reference.merge(record) }
+        for _ in 0..<100 {
+            var shuffled = records + records.prefix(Int.random(in: 0...records.count, using: &random))
+            shuffled.shuffle(using: &random)
+            var merged = MergedCollection()
+            for record in shuffled { merged.merge(record) }
+            #expect(merged.items == reference.items, "seed \(seed)")
+            #expect(merged.entries.mapValues(\.stamp) == reference.entries.mapValues(\.stamp), "seed \(seed)")
+        }
+    }
+
     @Test("a tombstone keeps an older change that arrives later from bringing the item back; a newer one does")
     func tombstones() throws {
         var merged = MergedCollection()
