@@ -72,6 +72,9 @@ extension JournalWriter {
     /// Replaces the journal by a snapshot holding `changes` with their original clocks: a new file with the next
     /// compaction number, numbering on from the old journal, `horizon` in its header, written beside the journal,
     /// synced and renamed over it. A crash leaves the old journal or the new one, whole.
+    ///
+    /// The snapshot ends with a `seen` record of `horizon` at a fresh clock reading: the device's clock restarts
+    /// from its journal, and the changes kept may all be older than readings it already gave.
     /// - Returns: the records of the snapshot, to merge (they change no item: only their places are new).
     @discardableResult
     public func compact(keeping changes: [SnapshotChange], horizon: [DeviceID: UInt64]) throws -> [SyncRecord] {
@@ -80,7 +83,9 @@ extension JournalWriter {
         var (bytes, chain) = try newHeader.encode(keys: keys)
         var records: [SyncRecord] = []
         var sequence = nextSequence
-        for kept in changes {
+        var next = clock
+        let closing = SnapshotChange(clock: try next.tick(), change: .seen(horizon))
+        for kept in changes + [closing] {
             let framed = try JournalRecordCodec.seal(kept.change, clock: kept.clock, sequence: sequence, device: device,
                                                      previousMAC: chain, keys: keys)
             bytes += framed.bytes
@@ -91,7 +96,8 @@ extension JournalWriter {
         try SyncFiles.replace(path, with: bytes, directory: folder.directory)
         let fd = Glibc.open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else { throw SyncIOError("cannot open", path) }
-        replaceFile(descriptor: fd, header: newHeader, chain: chain, nextSequence: sequence, length: bytes.count)
+        replaceFile(descriptor: fd, header: newHeader, chain: chain, nextSequence: sequence, length: bytes.count,
+                    clock: next)
         return records
     }
 }

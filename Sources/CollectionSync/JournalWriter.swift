@@ -153,8 +153,10 @@ public final class JournalWriter {
     }
 
     /// Takes over the file a compaction renamed into place.
-    func replaceFile(descriptor: Int32, header: JournalHeader, chain: [UInt8], nextSequence: UInt64, length: Int) {
+    func replaceFile(descriptor: Int32, header: JournalHeader, chain: [UInt8], nextSequence: UInt64, length: Int,
+                     clock: HybridLogicalClock) {
         close(fd)
+        self.clock = clock
         fd = descriptor
         self.header = header
         self.chain = chain

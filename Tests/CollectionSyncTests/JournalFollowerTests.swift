@@ -139,8 +139,10 @@ struct JournalFollowerTests {
         var first = follower()
         for record in try first.read(beforeCompaction, keys: keys).get().records { merged.merge(record) }
         let snapshot = try journal.compact(keeping: merged.snapshot(of: device, horizons: [:], now: journal.clock.latest), horizon: [:])
-        #expect(snapshot.map(\.sequence) == [3, 4])
+        #expect(snapshot.map(\.sequence) == [3, 4, 5])
         #expect(snapshot.first?.clock == put.clock)
+        #expect(snapshot.last?.change == .seen([:]))
+        #expect(try #require(snapshot.last).clock > snapshot[1].clock)
 
         var reader = follower()
         _ = try reader.read(beforeCompaction, keys: keys).get()

@@ -136,6 +136,21 @@ struct JournalWriterTests {
         #expect(try readAll().get().records == [first, second])
     }
 
+    @Test("after a compaction that kept only older changes, a restart's clock goes on from the latest reading")
+    func clockSurvivesCompaction() throws {
+        let wall = ManualWallClock(1_000)
+        let opened = try JournalWriter.open(folder: folder, device: device, keys: keys, wallClock: wall.reading)
+        let kept = try opened.writer.append(.deviceName("kept"))
+        wall.advance(50)
+        let dropped = try opened.writer.append(.delete(.random()))
+        try opened.writer.compact(keeping: [SnapshotChange(clock: kept.clock, change: kept.change)], horizon: [:])
+        #expect(opened.writer.clock.latest > dropped.clock)
+        wall.set(0)
+        let reopened = try JournalWriter.open(folder: folder, device: device, keys: keys, wallClock: wall.reading)
+        #expect(try reopened.writer.append(.deviceName("after restart")).clock > dropped.clock)
+        #expect(reopened.writer.header.compaction == 1)
+    }
+
     @Test("the folder lists only journals: engine temporaries and conflict copies are not devices")
     func listing() throws {
         _ = try Fixture.journal(in: folder, device: device, keys: keys, count: 1)
