@@ -50,15 +50,20 @@ struct AccessGate: Sendable {
         await standing(of: caller, collection: collection, item: item).standing != .refused
     }
 
-    /// As ``permits(_:collection:item:)``, for a call that uses the item (reads its secret, changes or deletes it):
-    /// under `ask`, an item nobody owns becomes the caller's now (trust on first use, logged as `adopted`), so the
-    /// items a user already had get owners without a question each; from then on another application is asked.
-    func permitsUse(_ caller: BusName, collection: String, item: String) async -> Bool {
+    /// As ``permits(_:collection:item:)``, for a call that uses the item: `use` is `.read`, `.changed` or `.deleted`,
+    /// and a use allowed is logged as that (buffered: see ``AccessLog/noteUse(_:)``). Under `ask`, an item nobody
+    /// owns becomes the caller's now (trust on first use, logged as `adopted`), so the items a user already had get
+    /// owners without a question each; from then on another application is asked.
+    func permitsUse(_ caller: BusName, collection: String, item: String, for use: AccessLogEntry.Outcome) async
+        -> Bool {
         let (standing, who) = await standing(of: caller, collection: collection, item: item)
-        guard standing == .unowned, let who else { return standing != .refused }
-        if (try? await store.adoptItem(collection: collection, item: item, by: who.identity.description)) == true {
+        guard standing != .refused else { return false }
+        guard let who else { return true }  // access control is off for the collection: nobody is identified
+        if standing == .unowned,
+           (try? await store.adoptItem(collection: collection, item: item, by: who.identity.description)) == true {
             await record(.adopted, who, collection: collection, item: item)
         }
+        await log.noteUse(entry(use, who, collection: collection, item: item))
         return true
     }
 
@@ -93,9 +98,13 @@ struct AccessGate: Sendable {
 
     /// Appends a decision about `who` to the access log.
     func record(_ outcome: AccessLogEntry.Outcome, _ who: Caller, collection: String, item: String = "") async {
-        await log.record(AccessLogEntry(time: Self.now(), outcome: outcome, application: who.identity.description,
-                                        processID: UInt32(bitPattern: who.processID), collection: collection,
-                                        item: item))
+        await log.record(entry(outcome, who, collection: collection, item: item))
+    }
+
+    private func entry(_ outcome: AccessLogEntry.Outcome, _ who: Caller, collection: String, item: String)
+        -> AccessLogEntry {
+        AccessLogEntry(time: Self.now(), outcome: outcome, application: who.identity.description,
+                       processID: UInt32(bitPattern: who.processID), collection: collection, item: item)
     }
 
     /// Seconds since 1970, as the log records times.

@@ -173,7 +173,7 @@ struct ServiceAdaptor {
         for path in items where seen.insert(path).inserted {
             // Unknown and locked items are left out, as clients expect, rather than failing the whole call.
             guard let (collection, item) = await context.itemLocation(for: path) else { continue }
-            guard await context.access.permitsUse(caller, collection: collection, item: item) else {
+            guard await context.access.permitsUse(caller, collection: collection, item: item, for: .read) else {
                 if await context.store.itemExists(collection: collection, item: item),
                    (try? await context.store.collectionInfo(collection, countingItemTimes: false).isLocked) == false {
                     await context.access.refused(caller, collection: collection, item: item)
