@@ -48,6 +48,13 @@ public enum SecretServiceNames {
     public static func credentialName(of collection: String) -> String { "coffer-" + collection }
 }
 
+/// Lookup attributes with a meaning to more than one part of Coffer.
+public enum SecretAttributeNames {
+    /// The `Keychain` library's access group of an item (`kSecAttrAccessGroup`). cofferd's access control lets the
+    /// user allow an application a whole access group at once (docs/ACCESS-CONTROL.md).
+    public static let keychainAccessGroup = "keychain:agrp"
+}
+
 /// Fully qualified property keys accepted by `CreateCollection` and `CreateItem`.
 public enum SecretPropertyKeys {
     public static let collectionLabel = "org.freedesktop.Secret.Collection.Label"

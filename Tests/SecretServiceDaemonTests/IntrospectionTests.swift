@@ -86,7 +86,7 @@ struct IntrospectionTests {
         let accessName = SecretServiceNames.accessInterface.rawValue
         #expect(Array(access.interfaces.keys) == [accessName])
         // The file declares the members `coffer access` calls, with the log's entry type.
-        for member in ["ListAccess", "CollectionAccess", "Grant", "Revoke", "ReadLog"] {
+        for member in ["ListAccess", "CollectionAccess", "GroupAccess", "Grant", "Revoke", "ReadLog"] {
             #expect(access.interfaces[accessName]?.contains("method \(member)") == true, "\(member) missing")
         }
         #expect(access.interfaces[accessName]?.contains("method ReadLog  arg a(tsssuos) out") == true)

@@ -80,7 +80,8 @@ struct AccessGate: Sendable {
         if ownership.creator == identity || ownership.allowed.contains(identity) { return (.permitted, who) }
         if ownership.creator == nil, mode == .ask { return (.unowned, who) }
         // Past the owner's own items only: the owner's reads cost no more than before collection-wide decisions.
-        if let everything = try? await store.collectionAllowedApplications(collection), everything.contains(identity) {
+        if let grants = try? await store.collectionAllowedApplications(collection),
+           grants.contains(where: { CollectionGrant(entry: $0).allows(identity, itemGroup: ownership.accessGroup) }) {
             return (.permitted, who)
         }
         return (await decisions.allowsOnce(caller, ItemKey(collection: collection, item: item)) ? .permitted : .refused,

@@ -72,6 +72,7 @@ enum FuzzMembers {
                    node: .service),
         FuzzMember(interface: access, member: "ListAccess", input: [.objectPath], node: .service),
         FuzzMember(interface: access, member: "CollectionAccess", input: [.objectPath], node: .service),
+        FuzzMember(interface: access, member: "GroupAccess", input: [.objectPath], node: .service),
         FuzzMember(interface: access, member: "Grant", input: [.objectPath, .string, paths], node: .service),
         FuzzMember(interface: access, member: "Revoke", input: [.objectPath, .string, paths], node: .service),
         FuzzMember(interface: access, member: "ReadLog", input: [.uint64], node: .service),
