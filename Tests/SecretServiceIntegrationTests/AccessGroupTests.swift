@@ -16,15 +16,7 @@ struct AccessGroupTests {
 
     static func application(_ name: String, _ env: ClientEnvironment) throws
         -> @Sendable ([String]) async throws -> String {
-        let directory = env.bus.directory.appendingPathComponent(name, isDirectory: true)
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let script = directory.appendingPathComponent("app.py")
-        try Data(program.utf8).write(to: script)
-        return { arguments in
-            let output = try await env.run("/usr/bin/python3", [script.path] + arguments)
-            output.expectSuccess("\(name) \(arguments)")
-            return output.text.trimmingCharacters(in: .whitespacesAndNewlines)
-        }
+        try AccessManagementTests.application(name, env, program: program)
     }
 
     @Test("one question per access group: always allowing one item of a group allows its other items, not another group's")

@@ -39,8 +39,8 @@ struct AccessManagementTests {
         print(item.get_secret().decode())
         """
 
-    /// Writes the program to `name/app.py` in the bus directory and returns a runner for it.
-    static func application(_ name: String, _ env: ClientEnvironment) throws
+    /// Writes `program` to `name/app.py` in the bus directory and returns a runner for it.
+    static func application(_ name: String, _ env: ClientEnvironment, program: String = program) throws
         -> @Sendable ([String]) async throws -> String {
         let directory = env.bus.directory.appendingPathComponent(name, isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
