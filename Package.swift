@@ -67,6 +67,9 @@ let package = Package(
             name: "SecretServiceClient",
             dependencies: ["DBusTransport", "SecretServiceProtocol", "SecretCrypto", log],
             swiftSettings: strict),
+        // Synchronized collections: per-device journals in a folder a sync engine carries, and their merge
+        // (docs/SYNC.md). Pure Swift over SecretCrypto; cofferd does not use it yet, `coffer sync status` reads a folder.
+        .target(name: "CollectionSync", dependencies: ["SecretCrypto"], swiftSettings: strict),
         .target(name: "KeyringFiles", dependencies: ["SecretCrypto"], exclude: ["ARCHIVE.md"], swiftSettings: strict),
         // LAContext for Linux, in a module of Apple's name so iOS code that imports LocalAuthentication builds.
         .target(name: "LocalAuthentication", swiftSettings: strict),
@@ -93,7 +96,7 @@ let package = Package(
             dependencies: [
                 "Security", "CofferKeychain", "SecretServiceClient", "SecretServiceProtocol", "SecretCrypto", "DBusWire",
                 "DBusTransport",
-                "KeyringFiles", "SecretStore", argumentParser,
+                "KeyringFiles", "SecretStore", "CollectionSync", argumentParser,
             ],
             swiftSettings: strict),
         // Writes the man pages from the commands' --experimental-dump-help at install time (see the Makefile).
@@ -110,6 +113,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(name: "SecretCryptoTests", dependencies: ["SecretCrypto"], swiftSettings: strict),
         .testTarget(name: "SecretServiceProtocolTests", dependencies: ["SecretServiceProtocol"], swiftSettings: strict),
+        .testTarget(name: "CollectionSyncTests", dependencies: ["CollectionSync", "SecretCrypto"], swiftSettings: strict),
         .testTarget(name: "SecretStoreTests", dependencies: ["SecretStore", "SecretCrypto"], swiftSettings: strict),
         .testTarget(
             name: "SecretServiceDaemonTests",
@@ -137,7 +141,10 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "CofferCLITests",
-            dependencies: ["SecretServiceTestSupport", "SecretServiceClient", "DBusWire", "DBusTransport"],
+            dependencies: [
+                "SecretServiceTestSupport", "SecretServiceClient", "DBusWire", "DBusTransport", "CollectionSync",
+                "SecretCrypto",
+            ],
             swiftSettings: strict),
     ]
 )

@@ -13,7 +13,8 @@ public struct KeychainConfiguration: Sendable, Hashable {
     /// The D-Bus address of the bus the provider is on; `nil` means the session bus (`DBUS_SESSION_BUS_ADDRESS`).
     public var busAddress: String?
     /// The access group new items go to; `nil` means the first of ``accessGroups``, else `COFFER_ACCESS_GROUP`,
-    /// else the first group of `COFFER_KEYCHAIN_ACCESS_GROUPS`, else the executable's name.
+    /// else the first group of `COFFER_KEYCHAIN_ACCESS_GROUPS`, else the program's own: its Flatpak app id
+    /// (`FLATPAK_ID`) in a Flatpak sandbox, else the executable's name.
     public var accessGroup: String?
     /// The access groups this program may use, standing in for iOS's `keychain-access-groups` entitlement: new
     /// items go to the first unless they name another listed group, an add naming an unlisted group fails with
@@ -104,7 +105,16 @@ public struct KeychainConfiguration: Sendable, Hashable {
         if let first = accessGroups?.first(where: { !$0.isEmpty }) { return first }
         if let group = Self.variable("COFFER_ACCESS_GROUP"), !group.isEmpty { return group }
         if let first = Self.groups(listed: Self.variable(Self.accessGroupsVariable) ?? "").first { return first }
-        let name = URL(fileURLWithPath: CommandLine.arguments.first ?? "").lastPathComponent
+        let sandbox = Self.variable("FLATPAK_ID").map { ["FLATPAK_ID": $0] } ?? [:]
+        return Self.ownGroup(environment: sandbox, executable: CommandLine.arguments.first ?? "")
+    }
+
+    /// The group a program has of its own, as cofferd tells applications apart: a Flatpak's app id (which cofferd
+    /// reads from the sandbox, not from this variable, so the name only says which group to use), else the
+    /// executable's name.
+    package static func ownGroup(environment: [String: String], executable: String) -> String {
+        if let app = environment["FLATPAK_ID"], !app.isEmpty { return app }
+        let name = URL(fileURLWithPath: executable).lastPathComponent
         return name.isEmpty ? ProcessInfo.processInfo.processName : name
     }
 

@@ -33,12 +33,14 @@ public enum SecureRandom {
         return result
     }
 
-    /// Returns `count` unpredictable bytes for public values such as CBC IVs.
+    /// Returns `count` unpredictable bytes for public values such as CBC IVs and AES-GCM nonces, from libgcrypt's
+    /// nonce generator, which is seeded from the strong one but does not stir the entropy pool on every call: a
+    /// store seals two blobs per write, and the strong generator's per-call poll was a visible share of a write.
     /// - Parameter count: The number of bytes; must not be negative.
     /// - Returns: The nonce bytes.
     ///
     /// The corresponding C function is `gcry_create_nonce`.
-    static func nonce(count: Int) -> [UInt8] {
+    public static func nonce(count: Int) -> [UInt8] {
         precondition(count >= 0, "nonce byte count must not be negative")
         SecretCrypto.ensureInitializedOrTrap()
         return [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in

@@ -50,6 +50,13 @@ public enum SecretServiceNames {
     public static func credentialName(of collection: String) -> String { "coffer-" + collection }
 }
 
+/// Lookup attributes with a meaning to more than one part of Coffer.
+public enum SecretAttributeNames {
+    /// The `Keychain` library's access group of an item (`kSecAttrAccessGroup`). cofferd's access control lets the
+    /// user allow an application a whole access group at once (docs/ACCESS-CONTROL.md).
+    public static let keychainAccessGroup = "keychain:agrp"
+}
+
 /// Fully qualified property keys accepted by `CreateCollection` and `CreateItem`.
 public enum SecretPropertyKeys {
     public static let collectionLabel = "org.freedesktop.Secret.Collection.Label"
@@ -57,4 +64,8 @@ public enum SecretPropertyKeys {
     public static let itemAttributes = "org.freedesktop.Secret.Item.Attributes"
     /// gnome-keyring's schema property; accepted and folded into `xdg:schema` when that attribute is absent.
     public static let itemType = "org.freedesktop.Secret.Item.Type"
+    /// Coffer's: `true` stores the item for no application in particular, as items stored before creators were
+    /// recorded; the first application that uses it becomes its owner (docs/ACCESS-CONTROL.md). For imports, whose
+    /// items belong to the programs that stored them elsewhere, not to the importing tool.
+    public static let itemUnowned = "io.coffer.Item.Unowned"
 }

@@ -64,6 +64,20 @@ final class CollectionState {
     private(set) var index = TagIndex()
     /// The file bytes the items loaded from it point into (see ``SealedItem``); empty for in-memory collections.
     let image: [UInt8]
+    /// The applications the user always allowed to use every item (record type 6), sealed like item metadata, so
+    /// it is carried while locked and opened only when asked; `nil` when none was ever allowed.
+    var sealedAccess: SealedBlob? {
+        didSet { openedAccess = nil }
+    }
+    /// ``sealedAccess`` opened, kept while unlocked: every check of an application that did not create an item asks
+    /// for it, and a search over many such items would otherwise open it once per item.
+    var openedAccess: [String]?
+    /// Each item's creator and always-allowed applications, learnt when its metadata was opened and kept while
+    /// unlocked: access control asks for them on every call of an application about an item, and a search over many
+    /// items would otherwise open each item's metadata again for each caller.
+    private var ownerships: [String: ItemOwnership] = [:]
+    /// One copy of each creator identity, which the entries of ``ownerships`` share.
+    private var creators: Set<String> = []
     /// Present while unlocked (always, for in-memory collections).
     var vault: SecretVault?
     var keys: CollectionKeys?
@@ -124,7 +138,19 @@ final class CollectionState {
         guard let vault, let item = items[itemID] else { return nil }
         let meta = try vault.openMeta(item.sealed.meta(in: image), item: itemID)
         if item.knownModified != meta.modified { items[itemID]?.knownModified = meta.modified }
+        ownerships[itemID] = ItemOwnership(creator: meta.creator.map { creators.insert($0).memberAfterInsert },
+                                           allowed: meta.allowed,
+                                           accessGroup: meta.attributes[SecretAttributeNames.keychainAccessGroup])
         return meta
+    }
+
+    /// The item's creator and always-allowed applications; `nil` while locked or for an unknown item.
+    /// - Throws: as ``openMeta(_:)``, the first time after an unlock.
+    func ownership(of itemID: String) throws -> ItemOwnership? {
+        guard vault != nil, items[itemID] != nil else { return nil }
+        if let known = ownerships[itemID] { return known }
+        _ = try openMeta(itemID)
+        return ownerships[itemID]
     }
 
     /// The item as the outside sees it; label and attributes are unknown (empty) while locked.
@@ -180,12 +206,16 @@ final class CollectionState {
             sealedSecretBytes -= old.sealed.secretByteCount
         }
         items[item.id] = item
+        ownerships[item.id] = nil  // its metadata was sealed anew
         sealedSecretBytes += item.sealed.secretByteCount
         index.insert(item.id, tags: item.sealed.tags(in: image))
     }
 
     /// Forgets what was learnt from opened metadata (a lock); sealed data, tags and sizes stay.
     func forgetMetadata() {
+        openedAccess = nil
+        ownerships = [:]
+        creators = []
         // Not a loop over `items.keys` with a subscript write: that copies the whole table once per item.
         items = items.mapValues { item in
             var forgotten = item
@@ -202,6 +232,7 @@ final class CollectionState {
     @discardableResult
     func remove(_ itemID: String) -> StoredItem? {
         guard let item = items.removeValue(forKey: itemID) else { return nil }
+        ownerships[itemID] = nil
         sealedSecretBytes -= item.sealed.secretByteCount
         index.remove(item.id, tags: item.sealed.tags(in: image))
         return item

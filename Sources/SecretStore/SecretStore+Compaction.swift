@@ -15,12 +15,13 @@ extension SecretStore {
     func compactIfWorthwhile(_ id: String) {
         guard !closed, let state = collections[id], !state.isCompacting, let file = state.file,
               let keys = state.keys, let writer = file.writer, let directory else { return }
-        let live = state.items.count + file.slots.count + 1
+        let live = state.items.count + file.slots.count + (state.sealedAccess == nil ? 1 : 2)
         guard file.recordCount > 256, file.recordCount > 2 * live else { return }
         // The collection record carries the collection's time; the items' own times count in it, as on a restart
         // the file would otherwise say less than what clients saw.
         state.foldItemTimes()
         var records: [FileRecord] = file.slots.map(\.record) + [.collection(label: state.label, modified: state.modified)]
+        if let access = state.sealedAccess { records.append(.collectionAccess(access)) }
         for item in state.items.values.sorted(by: { $0.sequence < $1.sequence }) {
             records.append(.item(state.record(of: item)))
         }

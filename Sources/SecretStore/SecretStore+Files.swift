@@ -115,6 +115,7 @@ extension SecretStore {
         var label = expectedID
         var modified = parsed.header.created
         var items: [String: StoredItem] = [:]
+        var sealedAccess: SealedBlob?
         items.reserveCapacity(parsed.frames.count)
         for frame in parsed.frames {
             switch frame.record {
@@ -128,12 +129,14 @@ extension SecretStore {
                 items[record.id] = StoredItem(id: record.id, sequence: record.sequence, knownModified: nil,
                                               sealed: sealed)
             case .delete(let id): items[id] = nil
+            case .collectionAccess(let blob): sealedAccess = blob
             }
         }
         let file = CollectionFile(path: path, header: parsed.header, indexKey: try SecretBytes(copying: parsed.header.indexKey),
                                   slots: try Self.checkedSlots(slots), writer: nil, recordCount: parsed.frames.count)
         let state = CollectionState(id: expectedID, label: label, created: parsed.header.created, modified: modified,
                                     indexKey: file.indexKey, vault: nil, file: file, image: parsed.bytes)
+        state.sealedAccess = sealedAccess
         state.reserveCapacity(items.count)
         var lastSequence: UInt64 = 0
         for item in items.values {

@@ -39,10 +39,14 @@ extension SecretStore {
     /// - Throws: `noSuchObject`, `isLocked`.
     public func itemOwnership(collection: String, item: String) throws(SecretServiceError) -> ItemOwnership {
         let state = try unlockedState(of: collection)
-        guard state.items[item] != nil, let meta = try openMeta(item, in: state) else {
-            throw .noSuchObject("no such item")
+        let ownership: ItemOwnership?
+        do {
+            ownership = try state.ownership(of: item)
+        } catch {
+            throw .failed("the item's metadata could not be decrypted: \(error)")
         }
-        return ItemOwnership(creator: meta.creator, allowed: meta.allowed)
+        guard let ownership else { throw .noSuchObject("no such item") }
+        return ownership
     }
 
     /// Replaces the applications always allowed to use an item. Written to the file like any change of the item,
@@ -50,17 +54,42 @@ extension SecretStore {
     /// - Throws: `noSuchObject`, `isLocked`, `failed`.
     public func setAllowedApplications(_ allowed: [String], collection: String, item: String)
         async throws(SecretServiceError) {
+        _ = try await changeAccess(collection: collection, item: item) { meta in
+            guard meta.allowed != allowed else { return false }
+            meta.allowed = allowed
+            return true
+        }
+    }
+
+    /// Records `application` as the creator of an item that has none (stored before creators were recorded, or
+    /// imported), as ``setAllowedApplications(_:collection:item:)`` writes. The check and the write are one step of
+    /// this actor, so two applications cannot both become the owner.
+    /// - Returns: whether the item was adopted; `false` when it already had a creator.
+    /// - Throws: `noSuchObject`, `isLocked`, `failed`.
+    public func adoptItem(collection: String, item: String, by application: String) async throws(SecretServiceError)
+        -> Bool {
+        try await changeAccess(collection: collection, item: item) { meta in
+            guard meta.creator == nil else { return false }
+            meta.creator = application
+            return true
+        }
+    }
+
+    /// Rewrites an item's sealed metadata when `change` says it changed, keeping the item's and the collection's
+    /// `Modified`.
+    private func changeAccess(collection: String, item: String, _ change: (inout ItemMeta) -> Bool)
+        async throws(SecretServiceError) -> Bool {
         await waitForCompaction(of: collection)
         let state = try unlockedState(of: collection)
         guard let stored = state.items[item], var meta = try openMeta(item, in: state) else {
             throw .noSuchObject("no such item")
         }
-        guard meta.allowed != allowed else { return }
-        meta.allowed = allowed
+        guard change(&meta) else { return false }
         let collectionModified = state.modified
         let pending = try write(stored, meta: meta, secret: nil, in: state)
         collections[collection]?.modified = collectionModified
         try await settle(pending)
+        return true
     }
 
     /// Whether an item exists.

@@ -132,6 +132,7 @@ extension SecretStore {
         let encoded: (bytes: [UInt8], mac: [UInt8])
         let lastSequence: UInt64
         var records: [FileRecord] = []
+        var sealedAccess: SealedBlob?
         do {
             vault = resealing ? try SecretVault(key: keys.data, collectionID: id) : oldVault
             header = resealing ? FileHeader(id: id, created: file.header.created,
@@ -140,6 +141,12 @@ extension SecretStore {
             indexKey = resealing ? try SecretBytes(copying: header.indexKey) : file.indexKey
             state.foldItemTimes()
             records = slots.map(\.record) + [.collection(label: state.label, modified: state.modified)]
+            if let access = state.sealedAccess {
+                let kept = resealing ? try vault.sealCollectionAccess(try oldVault.openCollectionAccess(access))
+                    : access
+                sealedAccess = kept
+                records.append(.collectionAccess(kept))
+            }
             for old in state.items.values.sorted(by: { $0.sequence < $1.sequence }) {
                 var item = old
                 if resealing {
@@ -181,6 +188,7 @@ extension SecretStore {
         for item in items { state.insert(item) }
         state.vault = vault
         state.keys = keys
+        state.sealedAccess = sealedAccess
         state.file = CollectionFile(path: file.path, header: header, indexKey: indexKey, slots: slots,
                                     writer: JournalWriter(path: file.path, lastMAC: encoded.mac,
                                                           nextSequence: lastSequence + 1, length: encoded.bytes.count),

@@ -42,6 +42,8 @@ public actor SecretStore {
     var unavailable: [String: String] = [:]
     /// Whether new collections can be kept in files.
     public nonisolated var keepsFiles: Bool { directory != nil }
+    /// The data directory, for what the daemon keeps beside the collections (its access log); `nil` in memory.
+    public nonisolated var dataDirectory: String? { directory }
     /// Argon2id cost for new passwords.
     let keyDerivation: Argon2idParameters
     let logger: Logger

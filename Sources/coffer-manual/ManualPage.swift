@@ -40,8 +40,9 @@ struct ManualPage {
         if let directory = context.documentationDirectory {
             lines += [".Sh FILES", ".Bl -tag -width Ds", ".It Pa \(Self.escapeArgument(directory))",
                       "Coffer's documentation: README.md and the documents it links, such as CONFIGURATION.md "
-                        + "(cofferd.conf), INSTALL.md (what is installed where, the systemd unit) and ARCHIVE.md (the "
-                        + "export archive format).", ".El"]
+                        + "(cofferd.conf), INSTALL.md (what is installed where, the systemd unit), ACCESS-CONTROL.md "
+                        + "(which applications may use which secrets, the access log) and ARCHIVE.md (the export "
+                        + "archive format).", ".El"]
         }
         let exitStatus = paragraphs.filter(isExitStatus)
         if !exitStatus.isEmpty {

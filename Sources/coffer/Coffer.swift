@@ -15,7 +15,7 @@ struct Coffer: AsyncParsableCommand {
             CommandGroup(name: "secret-tool-compatible", subcommands: secretToolCommands),
             CommandGroup(name: "Diagnostic", subcommands: diagnosticCommands),
             CommandGroup(name: "Import and export", subcommands: transferCommands),
-            CommandGroup(name: "cofferd", subcommands: [KeySlots.self, PromptAgent.self, Access.self]),
+            CommandGroup(name: "cofferd", subcommands: [KeySlots.self, PromptAgent.self, Access.self, Sync.self]),
         ])
 
     /// macOS's security(1) verbs.

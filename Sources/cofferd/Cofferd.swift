@@ -75,7 +75,7 @@ struct Cofferd: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Read settings from this file instead of $XDG_CONFIG_HOME/coffer/cofferd.conf; it must exist.", valueName: "file"))
     var config: String?
 
-    @Option(help: ArgumentHelp("Access control for collections the configuration file gives no access-control of their own: off (the default), ask or strict. Overrides access-control under [defaults]; see docs/ACCESS-CONTROL.md.", valueName: "mode"))
+    @Option(help: ArgumentHelp("Access control for collections the configuration file gives no access-control of their own: off, ask (the default) or strict. Overrides access-control under [defaults]; see docs/ACCESS-CONTROL.md.", valueName: "mode"))
     var accessControl: String?
 
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")

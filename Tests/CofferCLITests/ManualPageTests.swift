@@ -59,6 +59,17 @@ struct ManualPageTests {
         }
     }
 
+    @Test func cofferPageDescribesManagingAccess() async throws {
+        try await withTemporaryDirectory { directory in
+            let text = try await Self.lintAndRender(try await Self.page("coffer", seeAlso: "cofferd(1)", in: directory))
+            for verb in ["coffer access list", "coffer access grant", "coffer access revoke", "coffer access log"] {
+                #expect(text.contains(verb), "\(verb) is missing")
+            }
+            #expect(text.contains("--since"))
+            #expect(text.contains("ACCESS-CONTROL.md in Coffer's documentation directory"))
+        }
+    }
+
     func withTemporaryDirectory(_ body: (URL) async throws -> Void) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("coffer-man-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

@@ -49,6 +49,12 @@ struct ImportCommandTests {
                 #expect(report["alreadyPresent"] as? Int == 0 && report["skipped"] as? Int == 0)
                 #expect(report["format"] as? String == "gnome-keyring-binary")
                 try await Self.expectServed(KeyringSamples.items, on: bus)
+                // Imported items belong to no application yet (not to coffer): the first to use one adopts it.
+                let access = try await CofferTool.run(["access", "list", "--collection", "login", "--json"], on: bus)
+                #expect(access.status == 0, "\(access.stderr)")
+                let entries = try #require(try JSONSerialization.jsonObject(with: access.stdout) as? [[String: Any]])
+                #expect(entries.count == KeyringSamples.items.count)
+                #expect(entries.allSatisfy { ($0["creator"] as? String) == "" }, "\(entries)")
 
                 let second = try await CofferTool.run(["import", login], input: password, on: bus)
                 #expect(second.status == 0, "\(second.stderr)")

@@ -214,7 +214,7 @@ struct ConfigFileTests {
 struct AccessControlConfigTests {
     @Test("access-control under [defaults] and [collection ID]; ask when unset")
     func parsed() throws {
-        #expect(try ConfigFile(parsing: "", file: "t").accessPolicy.mode(for: "login") == .off)
+        #expect(try ConfigFile(parsing: "", file: "t").accessPolicy.mode(for: "login") == .ask)
         let policy = try ConfigFile(parsing: "[defaults]\naccess-control = strict\n[collection work]\naccess-control = off\n",
                                     file: "t").accessPolicy
         #expect(policy.mode(for: "login") == .strict)

@@ -86,6 +86,11 @@ struct IntrospectionTests {
         let access = try IntrospectionSummary.parse(try String(contentsOf: Self.accessFile, encoding: .utf8))
         let accessName = SecretServiceNames.accessInterface.rawValue
         #expect(Array(access.interfaces.keys) == [accessName])
+        // The file declares the members `coffer access` calls, with the log's entry type.
+        for member in ["ListAccess", "CollectionAccess", "GroupAccess", "Grant", "Revoke", "ReadLog"] {
+            #expect(access.interfaces[accessName]?.contains("method \(member)") == true, "\(member) missing")
+        }
+        #expect(access.interfaces[accessName]?.contains("method ReadLog  arg a(tsssuos) out") == true)
         let items = try IntrospectionSummary.parse(try String(contentsOf: Self.itemsFile, encoding: .utf8))
         let itemsName = SecretServiceNames.itemsInterface.rawValue
         #expect(Array(items.interfaces.keys) == [itemsName])

@@ -32,6 +32,9 @@ extension DaemonHarness {
         /// Standard input for `--unlock`, which the test writes ``loginPassword`` to (and closes) when it chooses,
         /// to hold an unlock back while cofferd serves; `nil` gives the password in a file before the start.
         public var loginPasswordPipe: Pipe? = nil
+        /// `--access-control` for this start (`off` unless a suite about access control says otherwise:
+        /// ``DaemonHarness/startSubprocess`` says why); `nil` passes none, to test cofferd's own default.
+        public var accessControl: String? = "off"
 
         /// - Parameters:
         ///   - arguments: extra cofferd options.
@@ -75,7 +78,8 @@ extension DaemonHarness {
                                   pinentryAnswers: options.pinentryAnswers, extraEnvironment: options.environment,
                                   freshPinentryState: true, launcher: options.launcher,
                                   pinentryConfirms: options.pinentryConfirms,
-                                  loginPasswordPipe: options.loginPasswordPipe)
+                                  loginPasswordPipe: options.loginPasswordPipe,
+                                  accessControl: options.accessControl)
     }
 
     /// Where cofferd keeps its collection files: `$XDG_DATA_HOME/coffer`.

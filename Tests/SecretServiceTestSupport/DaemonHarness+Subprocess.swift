@@ -18,7 +18,8 @@ extension DaemonHarness {
                                 loginPassword: String? = nil, logName: String = "cofferd",
                                 pinentryAnswers: [String]? = nil, extraEnvironment: [String: String] = [:],
                                 freshPinentryState: Bool = false, launcher: [String] = [],
-                                pinentryConfirms: [String]? = nil, loginPasswordPipe: Pipe? = nil) async throws
+                                pinentryConfirms: [String]? = nil, loginPasswordPipe: Pipe? = nil,
+                                accessControl: String? = "off") async throws
         -> DaemonHarness {
         let executable = try executableURL()
         var environment = try scratchEnvironment(in: bus)
@@ -60,7 +61,7 @@ extension DaemonHarness {
         // Suites mix secret-tool, python, the coffer CLI and this process on one keyring, which access control
         // would rightly turn into prompts; they test other things. Access-control suites pass
         // `--access-control ask`, which comes later and wins.
-        let access: [String] = ["--access-control", "off"]
+        let access: [String] = accessControl.map { ["--access-control", $0] } ?? []
         let unlock: [String] = loginPassword == nil ? [] : ["--unlock"]
         process.arguments = launching + ["--address", bus.address, "--foreground", "--log-level", "debug",
                                       "--pinentry", pinentry.path] + cheap + access + extraArguments + unlock

@@ -23,16 +23,18 @@ extension SecretService {
     ///   - secret: the plaintext; it travels encoded for ``session``.
     ///   - contentType: the secret's content type.
     ///   - replace: replace an item with the same attributes instead of adding another.
+    ///   - unowned: store it for no application in particular (cofferd; other providers ignore it): for imports.
     /// - Returns: the item's path.
     /// - Throws: `SecretServiceError` (`isLocked`, …), ``SecretServiceClientError/dismissed`` or other
     ///   ``SecretServiceClientError``s.
     public func createItem(in collection: ObjectPath, label: String, attributes: [String: String],
-                           secret: SecretBytes, contentType: String = "text/plain", replace: Bool) async throws
-        -> ObjectPath {
-        let properties: [String: DBusValue] = [
+                           secret: SecretBytes, contentType: String = "text/plain", replace: Bool,
+                           unowned: Bool = false) async throws -> ObjectPath {
+        var properties: [String: DBusValue] = [
             SecretPropertyKeys.itemLabel: .string(label),
             SecretPropertyKeys.itemAttributes: .stringDictionary(attributes),
         ]
+        if unowned { properties[SecretPropertyKeys.itemUnowned] = .boolean(true) }
         let (item, prompt) = try await collectionProxy(collection).createItem(
             properties: properties, secret: try session.encode(secret, contentType: contentType), replace: replace)
         switch try await runPrompt(prompt) {

@@ -10,6 +10,15 @@ public enum AccessAnswer: Sendable, Hashable {
     /// For the application identity, kept in the item's sealed metadata (``SecretStore/setAllowedApplications``).
     case alwaysAllow
     case deny
+
+    /// How the access log names the answer.
+    var logged: AccessLogEntry.Outcome {
+        switch self {
+        case .allowOnce: .allowedOnce
+        case .alwaysAllow: .alwaysAllowed
+        case .deny: .denied
+        }
+    }
 }
 
 /// An item as access decisions name it.
@@ -21,11 +30,19 @@ struct ItemKey: Sendable, Hashable {
 /// Owns the "allow once" answers per connection. "Always allow" answers live in the store, with the item.
 actor AccessDecisions {
     private var once: [BusName: Set<ItemKey>] = [:]
+    /// Items each connection was refused and the refusal logged.
+    private var refused: [BusName: Set<ItemKey>] = [:]
 
     func allowsOnce(_ caller: BusName, _ item: ItemKey) -> Bool { once[caller]?.contains(item) == true }
 
     func allowOnce(_ caller: BusName, _ item: ItemKey) { once[caller, default: []].insert(item) }
 
+    /// Whether this is the connection's first refusal of the item (and notes it).
+    func firstRefusal(_ caller: BusName, _ item: ItemKey) -> Bool { refused[caller, default: []].insert(item).inserted }
+
     /// Forgets a client's answers when it leaves the bus.
-    func clientVanished(_ name: BusName) { once[name] = nil }
+    func clientVanished(_ name: BusName) {
+        once[name] = nil
+        refused[name] = nil
+    }
 }

@@ -5,6 +5,7 @@
 import Glibc
 #endif
 import DBusWire
+import Logging
 import SecretServiceProtocol
 import SecretStore
 
@@ -17,10 +18,13 @@ struct AccessGate: Sendable {
     let identities: CallerIdentities
     let decisions: AccessDecisions
     let store: SecretStore
+    /// Where every decision is recorded.
+    let log: AccessLog
 
-    init(policy: AccessPolicy, sender: any MessageSender, store: SecretStore) {
+    init(policy: AccessPolicy, sender: any MessageSender, store: SecretStore, logger: Logger) {
         self.policy = policy
-        identities = CallerIdentities(sender: sender, ownUserID: UInt32(getuid()))
+        log = AccessLog(directory: store.dataDirectory, logger: logger)
+        identities = CallerIdentities(sender: sender, ownUserID: UInt32(getuid()), log: log)
         decisions = AccessDecisions()
         self.store = store
     }
@@ -39,16 +43,73 @@ struct AccessGate: Sendable {
     }
 
     /// Whether `caller` may use the item without asking. `false` while the collection is locked (nothing is known
-    /// about the item's creator then, and the item is locked for everyone anyway).
+    /// about the item's creator then, and the item is locked for everyone anyway). An item nobody owns (stored before
+    /// creators were recorded, or imported) is open to every application under `ask` until one uses it
+    /// (``permitsUse(_:collection:item:)``); under `strict` it needs consent like any other.
     func permits(_ caller: BusName, collection: String, item: String) async -> Bool {
-        guard policy.mode(for: collection) != .off else { return true }
+        await standing(of: caller, collection: collection, item: item).standing != .refused
+    }
+
+    /// As ``permits(_:collection:item:)``, for a call that uses the item: `use` is `.read`, `.changed` or `.deleted`,
+    /// and a use allowed is logged as that (buffered: see ``AccessLog/noteUse(_:)``). Under `ask`, an item nobody
+    /// owns becomes the caller's now (trust on first use, logged as `adopted`), so the items a user already had get
+    /// owners without a question each; from then on another application is asked.
+    func permitsUse(_ caller: BusName, collection: String, item: String, for use: AccessLogEntry.Outcome) async
+        -> Bool {
+        let (standing, who) = await standing(of: caller, collection: collection, item: item)
+        guard standing != .refused else { return false }
+        guard let who else { return true }  // access control is off for the collection: nobody is identified
+        if standing == .unowned,
+           (try? await store.adoptItem(collection: collection, item: item, by: who.identity.description)) == true {
+            await record(.adopted, who, collection: collection, item: item)
+        }
+        await log.noteUse(entry(use, who, collection: collection, item: item))
+        return true
+    }
+
+    private enum Standing { case permitted, unowned, refused }
+
+    private func standing(of caller: BusName, collection: String, item: String) async -> (standing: Standing,
+                                                                                           who: Caller?) {
+        let mode = policy.mode(for: collection)
+        guard mode != .off else { return (.permitted, nil) }
         guard let who = await identities.known(caller),
               let ownership = try? await store.itemOwnership(collection: collection, item: item)
-        else { return false }
+        else { return (.refused, nil) }
         let identity = who.identity.description
-        if ownership.creator == identity || ownership.allowed.contains(identity) { return true }
-        return await decisions.allowsOnce(caller, ItemKey(collection: collection, item: item))
+        if ownership.creator == identity || ownership.allowed.contains(identity) { return (.permitted, who) }
+        if ownership.creator == nil, mode == .ask { return (.unowned, who) }
+        // Past the owner's own items only: the owner's reads cost no more than before collection-wide decisions.
+        if let grants = try? await store.collectionAllowedApplications(collection),
+           grants.contains(where: { CollectionGrant(entry: $0).allows(identity, itemGroup: ownership.accessGroup) }) {
+            return (.permitted, who)
+        }
+        return (await decisions.allowsOnce(caller, ItemKey(collection: collection, item: item)) ? .permitted : .refused,
+                who)
     }
+
+    /// Records that `caller` was refused the use of an item, once per item per connection (a client retrying in a
+    /// loop on its connection must not flood the bounded log).
+    func refused(_ caller: BusName, collection: String, item: String) async {
+        guard let who = await identities.known(caller),
+              await decisions.firstRefusal(caller, ItemKey(collection: collection, item: item))
+        else { return }
+        await record(.refused, who, collection: collection, item: item)
+    }
+
+    /// Appends a decision about `who` to the access log.
+    func record(_ outcome: AccessLogEntry.Outcome, _ who: Caller, collection: String, item: String = "") async {
+        await log.record(entry(outcome, who, collection: collection, item: item))
+    }
+
+    private func entry(_ outcome: AccessLogEntry.Outcome, _ who: Caller, collection: String, item: String)
+        -> AccessLogEntry {
+        AccessLogEntry(time: Self.now(), outcome: outcome, application: who.identity.description,
+                       processID: UInt32(bitPattern: who.processID), collection: collection, item: item)
+    }
+
+    /// Seconds since 1970, as the log records times.
+    static func now() -> UInt64 { UInt64(max(time(nil), 0)) }
 
     /// Whether items `caller` may not use are hidden from it rather than shown locked.
     func hides(_ collection: String) -> Bool { policy.mode(for: collection) == .strict }

@@ -18,9 +18,10 @@ public struct AccessPolicy: Sendable, Hashable {
     public var defaults: AccessControl
     public var collections: [String: AccessControl]
 
-    /// `off` for every collection unless told otherwise: access control is opt-in until items stored before it,
-    /// and imported ones, can be given an owner without asking about each (docs/ACCESS-CONTROL.md, "Status").
-    public init(defaults: AccessControl = .off, collections: [String: AccessControl] = [:]) {
+    /// `ask` for every collection unless told otherwise. Items stored before creators were recorded, and imported
+    /// ones, become the first application's that uses them, so turning it on asks nothing about the items a user
+    /// already has (docs/ACCESS-CONTROL.md).
+    public init(defaults: AccessControl = .ask, collections: [String: AccessControl] = [:]) {
         self.defaults = defaults
         self.collections = collections
     }

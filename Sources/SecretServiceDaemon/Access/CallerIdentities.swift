@@ -12,11 +12,17 @@ actor CallerIdentities {
     private let sender: any MessageSender
     private let ownUserID: UInt32
     private let inspector: ProcessInspector
+    private let log: AccessLog?
+    /// Connections of other users already recorded in the log, so a client calling in a loop on one connection is
+    /// logged once.
+    private var refusedOthers: Set<BusName> = []
 
-    init(sender: any MessageSender, ownUserID: UInt32, inspector: ProcessInspector = ProcessInspector()) {
+    init(sender: any MessageSender, ownUserID: UInt32, inspector: ProcessInspector = ProcessInspector(),
+         log: AccessLog? = nil) {
         self.sender = sender
         self.ownUserID = ownUserID
         self.inspector = inspector
+        self.log = log
     }
 
     /// The caller behind `name`.
@@ -28,6 +34,11 @@ actor CallerIdentities {
             throw .accessDenied("the bus cannot tell who the caller is")
         }
         guard let uid = credentials.unixUserID, uid == ownUserID else {
+            if let log, refusedOthers.insert(name).inserted {
+                await log.record(AccessLogEntry(time: AccessGate.now(), outcome: .otherUser,
+                                                application: credentials.unixUserID.map { "uid:\($0)" } ?? "uid:?",
+                                                processID: credentials.processID ?? 0, collection: ""))
+            }
             throw .accessDenied("only processes of the user cofferd runs for may use it")
         }
         guard let pid = credentials.processID, let processID = Int32(exactly: pid) else {
@@ -49,5 +60,8 @@ actor CallerIdentities {
     func known(_ name: BusName) -> Caller? { resolved[name] }
 
     /// Forgets a client that left the bus.
-    func clientVanished(_ name: BusName) { resolved[name] = nil }
+    func clientVanished(_ name: BusName) {
+        resolved[name] = nil
+        refusedOthers.remove(name)
+    }
 }

@@ -36,6 +36,11 @@ struct Arguments {
         return v
     }
 
+    func uint64(_ index: Int) throws(SecretServiceError) -> UInt64 {
+        guard let v = try value(index).uint64 else { throw .invalidArgs("argument \(index + 1) must be a uint64") }
+        return v
+    }
+
     func objectPaths(_ index: Int) throws(SecretServiceError) -> [ObjectPath] {
         guard let elements = try value(index).arrayElements else {
             throw .invalidArgs("argument \(index + 1) must be an array of paths")

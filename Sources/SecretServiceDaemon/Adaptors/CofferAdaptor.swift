@@ -10,20 +10,25 @@ import SecretServiceProtocol
 struct CofferAdaptor {
     let context: DaemonContext
 
-    func call(_ call: MethodCall) async throws(SecretServiceError) -> HandlerResult {
-        switch call.member {
-        case "LastFailedPrompt":
-            // An empty map when every prompt so far could be shown.
-            let failure = await context.clients.lastFailedPrompt
-            return HandlerResult([failure?.dictionary ?? .dictionary(key: .string, value: .variant, [])])
-        case "RegisterPromptAgent":
-            let args = Arguments(call)
-            try await context.clients.registerPromptAgent(owner: call.caller, path: args.objectPath(0),
-                                                          sessionPath: args.objectPath(1))
-            context.logger.info("a prompt agent registered", metadata: ["dbus.sender": "\(call.caller.rawValue)"])
-            return context.registered([], for: call.caller)
-        default:
-            throw .unknownMethod("no method '\(call.member)' in the \(SecretServiceNames.cofferInterface) interface")
-        }
-    }
+    /// `io.coffer.Daemon`: what cofferd can tell about itself that the Secret Service has no member for (used by
+    /// `coffer status`), and the prompt agents of `coffer prompt-agent`. It lives beside
+    /// `org.freedesktop.Secret.Service` on `/org/freedesktop/secrets`; `dbus/io.coffer.Daemon.xml` must agree with it
+    /// (a test compares them).
+    static let interface = ServedInterface(
+        SecretServiceNames.cofferInterface, adaptor: CofferAdaptor.init,
+        methods: [
+            AdaptorMethod("LastFailedPrompt", out: [.init("prompt", SecretInterfaces.propertyMap)]) { adaptor, _ in
+                // An empty map when every prompt so far could be shown.
+                let failure = await adaptor.context.clients.lastFailedPrompt
+                return HandlerResult([failure?.dictionary ?? .dictionary(key: .string, value: .variant, [])])
+            },
+            AdaptorMethod("RegisterPromptAgent",
+                          in: [.init("agent", .objectPath), .init("session", .objectPath)]) { adaptor, call in
+                let context = adaptor.context
+                try await context.clients.registerPromptAgent(owner: call.caller, path: call.args.objectPath(0),
+                                                              sessionPath: call.args.objectPath(1))
+                context.logger.info("a prompt agent registered", metadata: ["dbus.sender": "\(call.caller.rawValue)"])
+                return context.registered([], for: call.caller)
+            },
+        ])
 }

@@ -30,7 +30,7 @@ extension CollectionAdaptor {
         }
         let store = context.store
         let logger = context.logger
-        let creator = await context.access.creator(for: caller, receivedAt: receivedAt)
+        let creator = Self.isUnowned(properties) ? nil : await context.access.creator(for: caller, receivedAt: receivedAt)
         let work = PromptWork(emptyResult: .objectPath(.root)) { windowID in
             var collection = await store.resolveAlias(SecretServiceNames.defaultAlias)
             if collection == nil {

@@ -10,33 +10,65 @@ import SecretStore
 struct CollectionAdaptor {
     let context: DaemonContext
 
-    func call(_ call: MethodCall) async throws(SecretServiceError) -> HandlerResult {
-        let args = Arguments(call)
-        if case .unsetDefaultAlias = call.node {
-            guard call.member == "CreateItem" else { throw .noSuchObject("no such collection") }
-            return try await createFirstItem(properties: args.properties(0), secret: args.secret(1),
-                                             replace: args.bool(2), caller: call.caller, receivedAt: call.receivedAt)
-        }
-        guard case .collection(let id, _) = call.node else { throw .unknownMethod("not a collection") }
-        switch call.member {
-        case "Delete":
-            return try await delete(id, caller: call.caller)
-        case "SearchItems":
-            var found = try await context.store.search(in: id, try args.attributes(0))
-            if context.access.hides(id) {
-                var shown: [String] = []
-                for item in found where await context.access.permits(call.caller, collection: id, item: item) {
-                    shown.append(item)
+    static let interface = ServedInterface(
+        SecretServiceNames.collectionInterface, adaptor: CollectionAdaptor.init,
+        methods: [
+            AdaptorMethod("Delete", out: [.init("prompt", .objectPath)]) { adaptor, call in
+                try await adaptor.delete(try adaptor.collectionID(call), caller: call.caller)
+            },
+            AdaptorMethod("SearchItems", in: [.init("attributes", SecretInterfaces.attributes)],
+                          out: [.init("results", SecretInterfaces.paths)]) { adaptor, call in
+                try await adaptor.searchItems(in: adaptor.collectionID(call), call.args.attributes(0),
+                                              caller: call.caller)
+            },
+            AdaptorMethod("CreateItem",
+                          in: [.init("properties", SecretInterfaces.propertyMap),
+                               .init("secret", SecretInterfaces.secret), .init("replace", .boolean)],
+                          out: [.init("item", .objectPath), .init("prompt", .objectPath)]) { adaptor, call in
+                let args = call.args
+                if case .unsetDefaultAlias = call.node {
+                    return try await adaptor.createFirstItem(properties: args.properties(0), secret: args.secret(1),
+                                                             replace: args.bool(2), caller: call.caller,
+                                                             receivedAt: call.receivedAt)
                 }
-                found = shown
-            }
-            return HandlerResult([.objectPaths(found.map { Paths.item(id, $0) })])
-        case "CreateItem":
-            return try await createItem(in: id, properties: args.properties(0), secret: args.secret(1),
-                                        replace: args.bool(2), call: call)
-        default:
-            throw .unknownMethod("no method '\(call.member)' in the Collection interface")
+                return try await adaptor.createItem(in: adaptor.collectionID(call), properties: args.properties(0),
+                                                    secret: args.secret(1), replace: args.bool(2), call: call)
+            },
+        ],
+        properties: [
+            PropertyDescription("Items", SecretInterfaces.paths),
+            PropertyDescription("Label", .string, .readwrite),
+            PropertyDescription("Locked", .boolean),
+            PropertyDescription("Created", .uint64),
+            PropertyDescription("Modified", .uint64),
+        ],
+        signals: [
+            SignalDescription("ItemCreated", [.init("item", .objectPath)]),
+            SignalDescription("ItemDeleted", [.init("item", .objectPath)]),
+            SignalDescription("ItemChanged", [.init("item", .objectPath)]),
+        ])
+
+    /// The collection a call addresses. The default alias before any collection exists answers only `CreateItem`.
+    private func collectionID(_ call: MethodCall) throws(SecretServiceError) -> String {
+        switch call.node {
+        case .collection(let id, _): return id
+        case .unsetDefaultAlias: throw .noSuchObject("no such collection")
+        default: throw .unknownMethod("not a collection")
         }
+    }
+
+    /// `SearchItems(a{ss}) → ao`: with access control hiding other applications' items, only those the caller may use.
+    private func searchItems(in id: String, _ attributes: [String: String], caller: BusName)
+        async throws(SecretServiceError) -> HandlerResult {
+        var found = try await context.store.search(in: id, attributes)
+        if context.access.hides(id) {
+            var shown: [String] = []
+            for item in found where await context.access.permits(caller, collection: id, item: item) {
+                shown.append(item)
+            }
+            found = shown
+        }
+        return HandlerResult([.objectPaths(found.map { Paths.item(id, $0) })])
     }
 
     /// `Delete() → (o prompt)`. An unlocked collection goes at once. A locked one is deleted only once a prompt
@@ -75,10 +107,11 @@ struct CollectionAdaptor {
         let value = try session.decode(secret)
         var replace = replace
         if replace, let existing = try await context.store.search(in: collection, attributes).first,
-           await !context.access.permits(caller, collection: collection, item: existing) {
+           await !context.access.permitsUse(caller, collection: collection, item: existing, for: .changed) {
             replace = false
         }
-        let creator = await context.access.creator(for: caller, receivedAt: call.receivedAt)
+        let creator = Self.isUnowned(properties) ? nil
+            : await context.access.creator(for: caller, receivedAt: call.receivedAt)
         let (item, _) = try await context.store.createItem(in: collection, label: label, attributes: attributes,
                                                            secret: value, replace: replace, creator: creator)
         return HandlerResult([.objectPath(Paths.item(collection, item)), .objectPath(.root)])
@@ -86,6 +119,11 @@ struct CollectionAdaptor {
 
     /// The label and attributes `CreateItem`'s property map asks for.
     /// - Throws: `invalidArgs` for values of the wrong type.
+    /// Whether `CreateItem` asked to store the item for no application in particular (an import).
+    static func isUnowned(_ properties: [String: DBusValue]) -> Bool {
+        properties[SecretPropertyKeys.itemUnowned]?.bool == true
+    }
+
     static func itemFields(_ properties: [String: DBusValue]) throws(SecretServiceError)
         -> (label: String, attributes: [String: String]) {
         var label = ""

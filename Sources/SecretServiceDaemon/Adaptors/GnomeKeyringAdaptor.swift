@@ -23,24 +23,39 @@ struct GnomeKeyringAdaptor {
     /// gnome-keyring's message for a wrong password; scripts may match on it.
     static let wrongPassword = "The password was invalid"
 
-    func call(_ call: MethodCall) async throws(SecretServiceError) -> HandlerResult {
-        let args = Arguments(call)
-        let caller = call.caller
-        switch call.member {
-        case "ChangeWithMasterPassword":
-            return try await changeWithMasterPassword(args.objectPath(0), original: args.secret(1),
-                                                      master: args.secret(2), caller: caller)
-        case "ChangeWithPrompt":
-            return try await changeWithPrompt(args.objectPath(0), caller: caller)
-        case "CreateWithMasterPassword":
-            return try await createWithMasterPassword(properties: args.properties(0), master: args.secret(1),
-                                                      caller: caller)
-        case "UnlockWithMasterPassword":
-            return try await unlockWithMasterPassword(args.objectPath(0), master: args.secret(1), caller: caller)
-        default:
-            throw .unknownMethod("no method '\(call.member)' in gnome-keyring's internal interface")
-        }
-    }
+    /// gnome-keyring's `org.gnome.keyring.InternalUnsupportedGuiltRiddenInterface`: creating, unlocking and re-keying
+    /// password collections with passwords the caller supplies, for Seahorse and headless scripts. It lives beside
+    /// `org.freedesktop.Secret.Service` on `/org/freedesktop/secrets`;
+    /// `dbus/org.gnome.keyring.InternalUnsupportedGuiltRiddenInterface.xml` must agree with it (a test compares them).
+    /// Every member takes collections by path, so each waits for a start-up unlock under way.
+    static let interface = ServedInterface(
+        SecretServiceNames.gnomeInternalInterface, adaptor: GnomeKeyringAdaptor.init,
+        methods: [
+            AdaptorMethod("ChangeWithMasterPassword", in: [
+                .init("collection", .objectPath), .init("original", SecretInterfaces.secret),
+                .init("master", SecretInterfaces.secret),
+            ], waitsForUnlocks: true) { adaptor, call in
+                try await adaptor.changeWithMasterPassword(call.args.objectPath(0), original: call.args.secret(1),
+                                                           master: call.args.secret(2), caller: call.caller)
+            },
+            AdaptorMethod("ChangeWithPrompt", in: [.init("collection", .objectPath)],
+                          out: [.init("prompt", .objectPath)], waitsForUnlocks: true) { adaptor, call in
+                try await adaptor.changeWithPrompt(call.args.objectPath(0), caller: call.caller)
+            },
+            AdaptorMethod("CreateWithMasterPassword",
+                          in: [.init("attributes", SecretInterfaces.propertyMap),
+                               .init("master", SecretInterfaces.secret)],
+                          out: [.init("collection", .objectPath)], waitsForUnlocks: true) { adaptor, call in
+                try await adaptor.createWithMasterPassword(properties: call.args.properties(0),
+                                                           master: call.args.secret(1), caller: call.caller)
+            },
+            AdaptorMethod("UnlockWithMasterPassword",
+                          in: [.init("collection", .objectPath), .init("master", SecretInterfaces.secret)],
+                          waitsForUnlocks: true) { adaptor, call in
+                try await adaptor.unlockWithMasterPassword(call.args.objectPath(0), master: call.args.secret(1),
+                                                           caller: call.caller)
+            },
+        ])
 
     // MARK: - Methods
 

@@ -10,10 +10,15 @@ import SecretStore
 struct IntrospectableAdaptor {
     let context: DaemonContext
 
-    func call(_ call: MethodCall) async throws(SecretServiceError) -> HandlerResult {
-        let xml = Introspection.document(interfaces: call.node.interfaces, children: await children(of: call.node))
-        return HandlerResult([.string(xml)])
-    }
+    static let interface = ServedInterface(
+        SecretServiceNames.introspectableInterface, adaptor: IntrospectableAdaptor.init,
+        methods: [
+            AdaptorMethod("Introspect", out: [.init("xml_data", .string)]) { adaptor, call in
+                let xml = Introspection.document(interfaces: call.node.interfaces.map(\.description),
+                                                 children: await adaptor.children(of: call.node))
+                return HandlerResult([.string(xml)])
+            },
+        ])
 
     private func children(of node: Node) async -> [String] {
         let store = context.store

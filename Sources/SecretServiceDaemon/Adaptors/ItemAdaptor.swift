@@ -10,30 +10,57 @@ import SecretStore
 struct ItemAdaptor {
     let context: DaemonContext
 
-    func call(_ call: MethodCall) async throws(SecretServiceError) -> HandlerResult {
+    static let interface = ServedInterface(
+        SecretServiceNames.itemInterface, adaptor: ItemAdaptor.init,
+        methods: [
+            AdaptorMethod("Delete", out: [.init("Prompt", .objectPath)]) { adaptor, call in
+                let (collection, item) = try await adaptor.permittedItem(call, for: .deleted)
+                try await adaptor.context.store.deleteItem(collection: collection, item: item)
+                return HandlerResult([.objectPath(.root)])
+            },
+            AdaptorMethod("GetSecret", in: [.init("session", .objectPath)],
+                          out: [.init("secret", SecretInterfaces.secret)]) { adaptor, call in
+                let (collection, item) = try await adaptor.permittedItem(call, for: .read)
+                let session = try await adaptor.context.session(at: try call.args.objectPath(0), caller: call.caller)
+                let secret = try await adaptor.context.store.secret(collection: collection, item: item)
+                return HandlerResult([try session.encode(secret).dbusValue])
+            },
+            AdaptorMethod("SetSecret", in: [.init("secret", SecretInterfaces.secret)]) { adaptor, call in
+                let (collection, item) = try await adaptor.permittedItem(call, for: .changed)
+                let wire = try call.args.secret(0)
+                let session = try await adaptor.context.session(at: wire.session, caller: call.caller)
+                try await adaptor.context.store.setSecret(collection: collection, item: item,
+                                                          to: try session.decode(wire))
+                return HandlerResult()
+            },
+        ],
+        properties: [
+            PropertyDescription("Locked", .boolean),
+            PropertyDescription("Attributes", SecretInterfaces.attributes, .readwrite),
+            PropertyDescription("Label", .string, .readwrite),
+            PropertyDescription("Created", .uint64),
+            PropertyDescription("Modified", .uint64),
+        ])
+
+    /// The item a call addresses, once the caller may use it. Every member uses the item: one another application
+    /// created needs the user's consent first (Unlock).
+    private func permittedItem(_ call: MethodCall, for use: AccessLogEntry.Outcome) async throws(SecretServiceError)
+        -> (String, String) {
         guard case .item(let collection, let item, _) = call.node else { throw .unknownMethod("not an item") }
-        let args = Arguments(call)
-        // Every member uses the item: one another application created needs the user's consent first (Unlock).
-        guard await context.access.permits(call.caller, collection: collection, item: item) else {
-            _ = try await context.store.collectionInfo(collection)
-            throw .isLocked("the item is locked for this application; unlock it to ask the user")
+        guard await context.access.permitsUse(call.caller, collection: collection, item: item, for: use) else {
+            try await refuse(call.caller, collection: collection, item: item)
         }
-        switch call.member {
-        case "Delete":
-            try await context.store.deleteItem(collection: collection, item: item)
-            return HandlerResult([.objectPath(.root)])
-        case "GetSecret":
-            let session = try await context.session(at: try args.objectPath(0), caller: call.caller)
-            let secret = try await context.store.secret(collection: collection, item: item)
-            return HandlerResult([try session.encode(secret).dbusValue])
-        case "SetSecret":
-            let wire = try args.secret(0)
-            let session = try await context.session(at: wire.session, caller: call.caller)
-            try await context.store.setSecret(collection: collection, item: item, to: try session.decode(wire))
-            return HandlerResult()
-        default:
-            throw .unknownMethod("no method '\(call.member)' in the Item interface")
+        return (collection, item)
+    }
+
+    /// Refuses a use of an item the caller may not use: locked for it. Logged unless the whole collection is
+    /// locked, which is no decision about the application.
+    private func refuse(_ caller: BusName, collection: String, item: String) async throws(SecretServiceError)
+        -> Never {
+        if try await !context.store.collectionInfo(collection, countingItemTimes: false).isLocked {
+            await context.access.refused(caller, collection: collection, item: item)
         }
+        throw .isLocked("the item is locked for this application; unlock it to ask the user")
     }
 
     // MARK: - Properties
@@ -63,8 +90,8 @@ struct ItemAdaptor {
 
     func setProperty(_ name: String, to value: DBusValue, collection: String, item: String, caller: BusName)
         async throws(SecretServiceError) {
-        guard await context.access.permits(caller, collection: collection, item: item) else {
-            throw .isLocked("the item is locked for this application; unlock it to ask the user")
+        guard await context.access.permitsUse(caller, collection: collection, item: item, for: .changed) else {
+            try await refuse(caller, collection: collection, item: item)
         }
         switch name {
         case "Label":

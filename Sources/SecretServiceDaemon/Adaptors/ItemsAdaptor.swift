@@ -15,14 +15,20 @@ import SecretStore
 struct ItemsAdaptor {
     let context: DaemonContext
 
-    func call(_ call: MethodCall) async throws(SecretServiceError) -> HandlerResult {
-        switch call.member {
-        case "GetItemProperties":
-            return try await properties(of: Arguments(call).objectPaths(0), caller: call.caller)
-        default:
-            throw .unknownMethod("no method '\(call.member)' in the \(SecretServiceNames.itemsInterface) interface")
-        }
-    }
+    /// `io.coffer.Items`: the properties of many items in one call, which the Secret Service interface can only give
+    /// one `GetAll` at a time. It lives beside `org.freedesktop.Secret.Service` on `/org/freedesktop/secrets`;
+    /// `dbus/io.coffer.Items.xml` must agree with it (a test compares them).
+    static let interface = ServedInterface(
+        SecretServiceNames.itemsInterface, adaptor: ItemsAdaptor.init,
+        methods: [
+            // It reads items of any collection by path, so it waits for a start-up unlock as GetSecrets does.
+            AdaptorMethod("GetItemProperties", in: [.init("items", SecretInterfaces.paths)],
+                          out: [.init("properties", propertiesByItem)], waitsForUnlocks: true) { adaptor, call in
+                try await adaptor.properties(of: call.args.objectPaths(0), caller: call.caller)
+            },
+        ])
+
+    static let propertiesByItem = DBusType.dictionary(key: .objectPath, value: SecretInterfaces.propertyMap)
 
     /// `GetItemProperties(ao items) → a{oa{sv}}`. Paths naming no item are left out: between a client's search and
     /// this read another client may delete an item, and that must not fail the read of the rest.

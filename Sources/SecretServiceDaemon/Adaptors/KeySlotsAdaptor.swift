@@ -18,26 +18,45 @@ import SecretStore
 struct KeySlotsAdaptor {
     let context: DaemonContext
 
-    func call(_ call: MethodCall) async throws(SecretServiceError) -> HandlerResult {
-        let args = Arguments(call)
-        let caller = call.caller
-        switch call.member {
-        case "ListKeySlots":
-            return try await list(args.objectPath(0))
-        case "AddKeySlot":
-            return try await add(args.objectPath(0), current: args.secret(1), kind: args.string(2), key: args.secret(3),
-                                 caller: caller)
-        case "RemoveKeySlot":
-            return try await remove(args.objectPath(0), current: args.secret(1), slot: args.uint32(2), caller: caller)
-        case "ChangePassword":
-            return try await changePassword(args.objectPath(0), original: args.secret(1), password: args.secret(2),
-                                            caller: caller)
-        case "UnlockWithKeySlot":
-            return try await unlock(args.objectPath(0), key: args.secret(1), caller: caller)
-        default:
-            throw .unknownMethod("no method '\(call.member)' in \(SecretServiceNames.keySlotsInterface)")
-        }
-    }
+    /// `io.coffer.KeySlots`: listing, adding and removing a collection's key slots, and unlocking with a slot's key,
+    /// for `coffer key-slots` and `coffer unlock-keychain --recovery-key`. It lives beside
+    /// `org.freedesktop.Secret.Service` on `/org/freedesktop/secrets`; `dbus/io.coffer.KeySlots.xml` must agree with
+    /// it (a test compares them).
+    static let interface = ServedInterface(
+        SecretServiceNames.keySlotsInterface, adaptor: KeySlotsAdaptor.init,
+        methods: [
+            AdaptorMethod("ListKeySlots", in: [.init("collection", .objectPath)],
+                          out: [.init("slots", .array(.structure([.uint32, .string])))]) { adaptor, call in
+                try await adaptor.list(call.args.objectPath(0))
+            },
+            AdaptorMethod("AddKeySlot", in: [
+                .init("collection", .objectPath), .init("current", SecretInterfaces.secret), .init("kind", .string),
+                .init("key", SecretInterfaces.secret),
+            ], out: [.init("slot", .uint32)]) { adaptor, call in
+                let args = call.args
+                return try await adaptor.add(args.objectPath(0), current: args.secret(1), kind: args.string(2),
+                                             key: args.secret(3), caller: call.caller)
+            },
+            AdaptorMethod("RemoveKeySlot", in: [
+                .init("collection", .objectPath), .init("current", SecretInterfaces.secret), .init("slot", .uint32),
+            ], out: [.init("rekeyed", .boolean), .init("unchanged", .array(.uint32))]) { adaptor, call in
+                let args = call.args
+                return try await adaptor.remove(args.objectPath(0), current: args.secret(1), slot: args.uint32(2),
+                                                caller: call.caller)
+            },
+            AdaptorMethod("ChangePassword", in: [
+                .init("collection", .objectPath), .init("original", SecretInterfaces.secret),
+                .init("password", SecretInterfaces.secret),
+            ], out: [.init("rekeyed", .boolean), .init("unchanged", .array(.uint32))]) { adaptor, call in
+                let args = call.args
+                return try await adaptor.changePassword(args.objectPath(0), original: args.secret(1),
+                                                        password: args.secret(2), caller: call.caller)
+            },
+            AdaptorMethod("UnlockWithKeySlot",
+                          in: [.init("collection", .objectPath), .init("key", SecretInterfaces.secret)]) { adaptor, call in
+                try await adaptor.unlock(call.args.objectPath(0), key: call.args.secret(1), caller: call.caller)
+            },
+        ])
 
     // MARK: - Methods
 

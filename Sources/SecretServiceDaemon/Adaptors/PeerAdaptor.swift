@@ -10,15 +10,15 @@ import SecretServiceProtocol
 
 /// Serves `org.freedesktop.DBus.Peer`.
 struct PeerAdaptor {
-    func call(_ call: MethodCall) throws(SecretServiceError) -> HandlerResult {
-        switch call.member {
-        case "Ping": return HandlerResult()
-        case "GetMachineId":
-            guard let id = Self.machineID() else { throw .failed("the machine id is not available") }
-            return HandlerResult([.string(id)])
-        default: throw .unknownMethod("no method '\(call.member)' in the Peer interface")
-        }
-    }
+    static let interface = ServedInterface(
+        SecretServiceNames.peerInterface, adaptor: { _ in PeerAdaptor() },
+        methods: [
+            AdaptorMethod("Ping") { _, _ in HandlerResult() },
+            AdaptorMethod("GetMachineId", out: [.init("machine_uuid", .string)]) { _, _ in
+                guard let id = PeerAdaptor.machineID() else { throw SecretServiceError.failed("the machine id is not available") }
+                return HandlerResult([.string(id)])
+            },
+        ])
 
     /// The first line of `/etc/machine-id` (or the D-Bus copy of it).
     static func machineID() -> String? {

@@ -21,28 +21,38 @@ struct PortalSecretAdaptor {
         case other = 2
     }
 
-    func call(_ call: MethodCall) async throws(SecretServiceError) -> HandlerResult {
-        switch call.member {
-        case "RetrieveSecret":
-            // The method trusts the app_id it is given, so only the frontend, which reads it from the sandbox
-            // itself, may call it; anyone else could name any application.
-            guard await PortalFrontend(sender: context.sender).isFrontend(call.caller) else {
-                context.logger.notice("a caller that is not xdg-desktop-portal asked for a portal secret",
-                                      metadata: ["dbus.sender": "\(call.caller.rawValue)"])
-                throw .accessDenied("only xdg-desktop-portal may call \(SecretServiceNames.portalSecretInterface)")
-            }
-            let args = Arguments(call)
-            let appID = try args.string(1)
-            guard case .unixFD(let descriptor) = call.arguments[2] else {
-                throw .invalidArgs("RetrieveSecret expects a file descriptor")
-            }
-            let response = await retrieve(appID: appID, into: descriptor.rawValue, caller: call.caller)
-            // The descriptor is closed with the rest of the call's descriptors once the call has been handled.
-            return HandlerResult([.uint32(response.rawValue), .dictionary(key: .string, value: .variant, [])])
-        default:
-            throw .unknownMethod(
-                "no method '\(call.member)' in the \(SecretServiceNames.portalSecretInterface) interface")
+    /// `org.freedesktop.impl.portal.Secret` (xdg-desktop-portal's `data/org.freedesktop.impl.portal.Secret.xml`):
+    /// the per-application secret a sandboxed application asks `org.freedesktop.portal.Secret` for. It lives on
+    /// `/org/freedesktop/portal/desktop`; `dbus/org.freedesktop.impl.portal.Secret.xml` must agree with it (a test
+    /// compares them).
+    static let interface = ServedInterface(
+        SecretServiceNames.portalSecretInterface, adaptor: PortalSecretAdaptor.init,
+        methods: [
+            AdaptorMethod("RetrieveSecret", in: [
+                .init("handle", .objectPath), .init("app_id", .string), .init("fd", .unixFD),
+                .init("options", SecretInterfaces.propertyMap),
+            ], out: [.init("response", .uint32), .init("results", SecretInterfaces.propertyMap)]) { adaptor, call in
+                try await adaptor.retrieveSecret(call)
+            },
+        ],
+        properties: [PropertyDescription("version", .uint32)])
+
+    /// `RetrieveSecret(o handle, s app_id, h fd, a{sv} options) → (u response, a{sv} results)`.
+    private func retrieveSecret(_ call: MethodCall) async throws(SecretServiceError) -> HandlerResult {
+        // The method trusts the app_id it is given, so only the frontend, which reads it from the sandbox itself, may
+        // call it; anyone else could name any application.
+        guard await PortalFrontend(sender: context.sender).isFrontend(call.caller) else {
+            context.logger.notice("a caller that is not xdg-desktop-portal asked for a portal secret",
+                                  metadata: ["dbus.sender": "\(call.caller.rawValue)"])
+            throw .accessDenied("only xdg-desktop-portal may call \(SecretServiceNames.portalSecretInterface)")
         }
+        let appID = try call.args.string(1)
+        guard case .unixFD(let descriptor) = call.arguments[2] else {
+            throw .invalidArgs("RetrieveSecret expects a file descriptor")
+        }
+        let response = await retrieve(appID: appID, into: descriptor.rawValue, caller: call.caller)
+        // The descriptor is closed with the rest of the call's descriptors once the call has been handled.
+        return HandlerResult([.uint32(response.rawValue), .dictionary(key: .string, value: .variant, [])])
     }
 
     private func retrieve(appID: String, into descriptor: Int32, caller: BusName) async -> Response {

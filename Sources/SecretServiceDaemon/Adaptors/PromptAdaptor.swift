@@ -14,27 +14,33 @@ import SecretServiceProtocol
 struct PromptAdaptor {
     let context: DaemonContext
 
-    func call(_ call: MethodCall) async throws(SecretServiceError) -> HandlerResult {
-        switch (call.node, call.member) {
-        case (.prompt(let id), "Prompt"):
-            let windowID = try Arguments(call).string(0)
-            guard let work = await context.clients.begin(id, caller: call.caller) else {
-                return HandlerResult()  // already showing: a second Prompt() changes nothing
-            }
-            if let reason = await context.prompter.unavailability() {
-                return await refuse(id, caller: call.caller, reason: reason)
-            }
-            return HandlerResult { await run(id, work: work, windowID: windowID) }
-        case (.prompt(let id), "Dismiss"):
-            await complete(id, result: nil)
-            return HandlerResult()
-        case (.finishedPrompt, "Dismiss"):
-            return HandlerResult()  // lost the race with completion: nothing left to dismiss
-        case (.finishedPrompt, "Prompt"):
-            throw .noSuchObject("the prompt has already completed")
-        default:
-            throw .unknownMethod("no method '\(call.member)' in the Prompt interface")
+    static let interface = ServedInterface(
+        SecretServiceNames.promptInterface, adaptor: PromptAdaptor.init,
+        methods: [
+            AdaptorMethod("Prompt", in: [.init("window-id", .string)]) { adaptor, call in
+                switch call.node {
+                case .prompt(let id): return try await adaptor.prompt(id, windowID: call.args.string(0),
+                                                                      caller: call.caller)
+                default: throw SecretServiceError.noSuchObject("the prompt has already completed")
+                }
+            },
+            AdaptorMethod("Dismiss") { adaptor, call in
+                // A finished prompt lost the race with completion: nothing is left to dismiss.
+                if case .prompt(let id) = call.node { await adaptor.complete(id, result: nil) }
+                return HandlerResult()
+            },
+        ],
+        signals: [SignalDescription("Completed", [.init("dismissed", .boolean), .init("result", .variant)])])
+
+    /// `Prompt(s window-id)`: shows the prompt, or refuses it when no prompt can be shown where the user is.
+    private func prompt(_ id: String, windowID: String, caller: BusName) async -> HandlerResult {
+        guard let work = await context.clients.begin(id, caller: caller) else {
+            return HandlerResult()  // already showing: a second Prompt() changes nothing
         }
+        if let reason = await context.prompter.unavailability() {
+            return await refuse(id, caller: caller, reason: reason)
+        }
+        return HandlerResult { await run(id, work: work, windowID: windowID) }
     }
 
     /// Runs the prompt's work until it finishes or the prompt is dismissed, whichever is first. Finishing releases

@@ -9,31 +9,41 @@ import SecretServiceProtocol
 struct PropertiesAdaptor {
     let context: DaemonContext
 
-    func call(_ call: MethodCall) async throws(SecretServiceError) -> HandlerResult {
-        let args = Arguments(call)
-        switch call.member {
-        case "Get":
-            let (interface, name) = (try args.string(0), try args.string(1))
-            let values = try await properties(of: call.node, interface: interface, caller: call.caller)
-            guard let value = values[name] else { throw .unknownProperty("no property '\(name)' on this object") }
-            return HandlerResult([.variant(value)])
-        case "GetAll":
-            let values = try await properties(of: call.node, interface: try args.string(0), caller: call.caller)
-            return HandlerResult([.variantDictionary(values)])
-        case "Set":
-            try await set(try args.string(1), to: try args.variant(2), interface: try args.string(0), on: call.node,
-                          caller: call.caller)
-            return HandlerResult()
-        default:
-            throw .unknownMethod("no method '\(call.member)' in the Properties interface")
-        }
-    }
+    static let interface = ServedInterface(
+        SecretServiceNames.propertiesInterface, adaptor: PropertiesAdaptor.init,
+        methods: [
+            AdaptorMethod("Get", in: [.init("interface_name", .string), .init("property_name", .string)],
+                          out: [.init("value", .variant)]) { adaptor, call in
+                let (interface, name) = (try call.args.string(0), try call.args.string(1))
+                let values = try await adaptor.properties(of: call.node, interface: interface, caller: call.caller)
+                guard let value = values[name] else { throw SecretServiceError.unknownProperty("no property '\(name)' on this object") }
+                return HandlerResult([.variant(value)])
+            },
+            AdaptorMethod("GetAll", in: [.init("interface_name", .string)],
+                          out: [.init("properties", SecretInterfaces.propertyMap)]) { adaptor, call in
+                let values = try await adaptor.properties(of: call.node, interface: try call.args.string(0),
+                                                          caller: call.caller)
+                return HandlerResult([.variantDictionary(values)])
+            },
+            AdaptorMethod("Set", in: [.init("interface_name", .string), .init("property_name", .string),
+                                      .init("value", .variant)]) { adaptor, call in
+                let args = call.args
+                try await adaptor.set(try args.string(1), to: try args.variant(2), interface: try args.string(0),
+                                      on: call.node, caller: call.caller)
+                return HandlerResult()
+            },
+        ],
+        signals: [SignalDescription("PropertiesChanged", [
+            .init("interface_name", .string), .init("changed_properties", SecretInterfaces.propertyMap),
+            .init("invalidated_properties", .array(.string)),
+        ])])
 
     /// The properties of the node's interface `interface` (all of its interfaces when empty).
     private func properties(of node: Node, interface: String, caller: BusName) async throws(SecretServiceError)
         -> [String: DBusValue] {
-        let own = node.interfaces.first!
-        guard interface.isEmpty || node.interfaces.contains(where: { $0.name.rawValue == interface }) else {
+        let interfaces = node.interfaces
+        let own = interfaces.first!
+        guard interface.isEmpty || interfaces.contains(where: { $0.name.rawValue == interface }) else {
             throw .invalidArgs("no interface '\(interface)' on this object")
         }
         guard interface.isEmpty || interface == own.name.rawValue else { return [:] }
@@ -50,7 +60,8 @@ struct PropertiesAdaptor {
 
     private func set(_ name: String, to value: DBusValue, interface: String, on node: Node, caller: BusName)
         async throws(SecretServiceError) {
-        let candidates = interface.isEmpty ? node.interfaces : node.interfaces.filter { $0.name.rawValue == interface }
+        let interfaces = node.interfaces.map(\.description)
+        let candidates = interface.isEmpty ? interfaces : interfaces.filter { $0.name.rawValue == interface }
         guard !candidates.isEmpty else { throw .invalidArgs("no interface '\(interface)' on this object") }
         guard let property = candidates.lazy.compactMap({ $0.property(name) }).first else {
             throw .unknownProperty("no property '\(name)' on this object")

@@ -12,21 +12,56 @@ import SecretStore
 struct ServiceAdaptor {
     let context: DaemonContext
 
-    func call(_ call: MethodCall) async throws(SecretServiceError) -> HandlerResult {
-        let args = Arguments(call)
-        switch call.member {
-        case "OpenSession": return try await openSession(algorithm: args.string(0), input: args.variant(1), caller: call.caller)
-        case "CreateCollection":
-            return try await createCollection(properties: args.properties(0), alias: args.string(1), caller: call.caller)
-        case "SearchItems": return await searchItems(try args.attributes(0), caller: call.caller)
-        case "Unlock": return try await unlock(try args.objectPaths(0), caller: call.caller)
-        case "Lock": return try await lock(try args.objectPaths(0))
-        case "GetSecrets": return try await getSecrets(items: args.objectPaths(0), session: args.objectPath(1), caller: call.caller)
-        case "ReadAlias": return try await readAlias(try args.string(0))
-        case "SetAlias": return try await setAlias(name: args.string(0), collection: args.objectPath(1))
-        default: throw .unknownMethod("no method '\(call.member)' in the Service interface")
-        }
-    }
+    static let interface = ServedInterface(
+        SecretServiceNames.serviceInterface, adaptor: ServiceAdaptor.init,
+        methods: [
+            AdaptorMethod("OpenSession", in: [.init("algorithm", .string), .init("input", .variant)],
+                          out: [.init("output", .variant), .init("result", .objectPath)]) { adaptor, call in
+                try await adaptor.openSession(algorithm: call.args.string(0), input: call.args.variant(1),
+                                              caller: call.caller)
+            },
+            AdaptorMethod("CreateCollection",
+                          in: [.init("properties", SecretInterfaces.propertyMap), .init("alias", .string)],
+                          out: [.init("collection", .objectPath), .init("prompt", .objectPath)]) { adaptor, call in
+                try await adaptor.createCollection(properties: call.args.properties(0), alias: call.args.string(1),
+                                                   caller: call.caller)
+            },
+            AdaptorMethod("SearchItems", in: [.init("attributes", SecretInterfaces.attributes)],
+                          out: [.init("unlocked", SecretInterfaces.paths), .init("locked", SecretInterfaces.paths)],
+                          waitsForUnlocks: true) { adaptor, call in
+                await adaptor.searchItems(try call.args.attributes(0), caller: call.caller)
+            },
+            AdaptorMethod("Unlock", in: [.init("objects", SecretInterfaces.paths)],
+                          out: [.init("unlocked", SecretInterfaces.paths), .init("prompt", .objectPath)],
+                          waitsForUnlocks: true) { adaptor, call in
+                try await adaptor.unlock(try call.args.objectPaths(0), caller: call.caller)
+            },
+            AdaptorMethod("Lock", in: [.init("objects", SecretInterfaces.paths)],
+                          out: [.init("locked", SecretInterfaces.paths), .init("Prompt", .objectPath)],
+                          waitsForUnlocks: true) { adaptor, call in
+                try await adaptor.lock(try call.args.objectPaths(0))
+            },
+            AdaptorMethod("GetSecrets", in: [.init("items", SecretInterfaces.paths), .init("session", .objectPath)],
+                          out: [.init("secrets", .dictionary(key: .objectPath, value: SecretInterfaces.secret))],
+                          waitsForUnlocks: true) { adaptor, call in
+                try await adaptor.getSecrets(items: call.args.objectPaths(0), session: call.args.objectPath(1),
+                                             caller: call.caller)
+            },
+            // An alias read names a collection an unlock may yet find damaged and take out of service.
+            AdaptorMethod("ReadAlias", in: [.init("name", .string)], out: [.init("collection", .objectPath)],
+                          waitsForUnlocks: true) { adaptor, call in
+                try await adaptor.readAlias(try call.args.string(0))
+            },
+            AdaptorMethod("SetAlias", in: [.init("name", .string), .init("collection", .objectPath)]) { adaptor, call in
+                try await adaptor.setAlias(name: call.args.string(0), collection: call.args.objectPath(1))
+            },
+        ],
+        properties: [PropertyDescription("Collections", SecretInterfaces.paths)],
+        signals: [
+            SignalDescription("CollectionCreated", [.init("collection", .objectPath)]),
+            SignalDescription("CollectionDeleted", [.init("collection", .objectPath)]),
+            SignalDescription("CollectionChanged", [.init("collection", .objectPath)]),
+        ])
 
     /// The service's properties.
     func properties() async -> [String: DBusValue] {
@@ -137,8 +172,14 @@ struct ServiceAdaptor {
         var seen = Set<ObjectPath>()
         for path in items where seen.insert(path).inserted {
             // Unknown and locked items are left out, as clients expect, rather than failing the whole call.
-            guard let (collection, item) = await context.itemLocation(for: path),
-                  await context.access.permits(caller, collection: collection, item: item) else { continue }
+            guard let (collection, item) = await context.itemLocation(for: path) else { continue }
+            guard await context.access.permitsUse(caller, collection: collection, item: item, for: .read) else {
+                if await context.store.itemExists(collection: collection, item: item),
+                   (try? await context.store.collectionInfo(collection, countingItemTimes: false).isLocked) == false {
+                    await context.access.refused(caller, collection: collection, item: item)
+                }
+                continue
+            }
             let secret: StoredSecret
             do {
                 secret = try await context.store.secret(collection: collection, item: item)

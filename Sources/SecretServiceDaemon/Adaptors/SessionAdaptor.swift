@@ -9,13 +9,15 @@ import SecretServiceProtocol
 struct SessionAdaptor {
     let context: DaemonContext
 
-    func call(_ call: MethodCall) async throws(SecretServiceError) -> HandlerResult {
-        guard case .session(let session) = call.node, call.member == "Close" else {
-            throw .unknownMethod("no method '\(call.member)' in the Session interface")
-        }
-        guard await context.clients.closeSession(session.id, ownedBy: call.caller) else {
-            throw .noSuchObject("no such session")
-        }
-        return HandlerResult()
-    }
+    static let interface = ServedInterface(
+        SecretServiceNames.sessionInterface, adaptor: SessionAdaptor.init,
+        methods: [
+            AdaptorMethod("Close") { adaptor, call in
+                guard case .session(let session) = call.node else { throw SecretServiceError.unknownMethod("not a session") }
+                guard await adaptor.context.clients.closeSession(session.id, ownedBy: call.caller) else {
+                    throw SecretServiceError.noSuchObject("no such session")
+                }
+                return HandlerResult()
+            },
+        ])
 }

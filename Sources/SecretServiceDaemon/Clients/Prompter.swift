@@ -10,6 +10,8 @@ public struct PromptRequest: Sendable, Hashable {
         case unlock(collectionLabel: String)
         /// Let an application use an item another application created (docs/ACCESS-CONTROL.md).
         case access(AccessRequest)
+        /// Always allow an application ahead of time, as one program (`coffer access grant`) asks.
+        case grant(GrantRequest)
     }
 
     public var kind: Kind
@@ -62,15 +64,42 @@ public struct AccessRequest: Sendable, Hashable {
     public var collectionLabel: String
     /// Whether the item has no recorded creator (stored before access control, or imported).
     public var unowned: Bool
+    /// The item's `Keychain` access group: "always allow" then covers every item of that group in the collection.
+    public var accessGroup: String?
 
     public init(application: String, processID: Int32, commandLine: String, itemLabel: String,
-                collectionLabel: String, unowned: Bool) {
+                collectionLabel: String, unowned: Bool, accessGroup: String? = nil) {
         self.application = application
         self.processID = processID
         self.commandLine = commandLine
         self.itemLabel = itemLabel
         self.collectionLabel = collectionLabel
         self.unowned = unowned
+        self.accessGroup = accessGroup
+    }
+}
+
+/// Which program asks to always allow which application what, ahead of time: what a grant prompt shows.
+public struct GrantRequest: Sendable, Hashable {
+    /// The application that would be allowed, as its identity is written (``AppIdentity/description``): the user
+    /// must see exactly which program, file numbers included.
+    public var grantee: String
+    /// The application that asks (``AppIdentity/displayName``), its process and command line.
+    public var requester: String
+    public var processID: Int32
+    public var commandLine: String
+    /// The labels of the items, empty for the whole collection.
+    public var itemLabels: [String]
+    public var collectionLabel: String
+
+    public init(grantee: String, requester: String, processID: Int32, commandLine: String, itemLabels: [String],
+                collectionLabel: String) {
+        self.grantee = grantee
+        self.requester = requester
+        self.processID = processID
+        self.commandLine = commandLine
+        self.itemLabels = itemLabels
+        self.collectionLabel = collectionLabel
     }
 }
 

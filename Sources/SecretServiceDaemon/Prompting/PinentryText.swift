@@ -40,7 +40,26 @@ struct PinentryText {
                 + (access.unowned ? "." : ", which another application stored.")
                 + (access.unowned ? "\n\nNo application is recorded as its creator: it was stored before access"
                     + " control, or imported." : "")
+                + (access.accessGroup.map {
+                    "\n\n“\(Self.alwaysAllow)” allows it every secret of the access group"
+                        + " “\(PromptLabel.displayed($0))” in this keyring."
+                } ?? "")
             ok = Self.allowOnce
+        case .grant(let grant):
+            title = "Allow an Application Ahead of Time"
+            let what: String
+            switch grant.itemLabels.count {
+            case 0: what = "every secret, present and future, of \(Self.keyring(grant.collectionLabel))"
+            case 1:
+                what = "the secret “\(PromptLabel.displayed(grant.itemLabels[0]))” in "
+                    + Self.keyring(grant.collectionLabel)
+            default: what = "\(grant.itemLabels.count) secrets in \(Self.keyring(grant.collectionLabel))"
+            }
+            description = "The application \(PromptLabel.displayedPath(grant.requester))"
+                + " (process \(grant.processID): \(PromptLabel.displayedPath(grant.commandLine)))"
+                + " asks to always allow \(PromptLabel.displayedPath(grant.grantee)) to use \(what)."
+                + "\n\nAllow it only if you asked for this yourself."
+            ok = Self.alwaysAllow
         }
     }
 

@@ -23,19 +23,15 @@ enum Node: Sendable {
     case portal
 
     /// The interfaces the object carries, its own first.
-    var interfaces: [InterfaceDescription] {
+    var interfaces: [ServedInterface] {
         switch self {
-        // gnome-keyring serves its private interface on the service object too; Seahorse looks for it there. Coffer's
-        // own interfaces sit beside it, for the same reason: they name collections by path, as that one does.
-        case .service:
-            [SecretInterfaces.service, SecretInterfaces.gnomeKeyringInternal, SecretInterfaces.keySlots,
-             SecretInterfaces.coffer, SecretInterfaces.access, SecretInterfaces.items] + SecretInterfaces.standard
-        case .collection, .unsetDefaultAlias: [SecretInterfaces.collection] + SecretInterfaces.standard
-        case .item: [SecretInterfaces.item] + SecretInterfaces.standard
-        case .session: [SecretInterfaces.session] + SecretInterfaces.standard
-        case .prompt, .finishedPrompt: [SecretInterfaces.prompt] + SecretInterfaces.standard
-        case .directory: [SecretInterfaces.introspectable, SecretInterfaces.peer]
-        case .portal: [SecretInterfaces.portalSecret] + SecretInterfaces.standard
+        case .service: SecretInterfaces.service
+        case .collection, .unsetDefaultAlias: SecretInterfaces.collection
+        case .item: SecretInterfaces.item
+        case .session: SecretInterfaces.session
+        case .prompt, .finishedPrompt: SecretInterfaces.prompt
+        case .directory: SecretInterfaces.directory
+        case .portal: SecretInterfaces.portal
         }
     }
 }
@@ -49,6 +45,9 @@ struct MethodCall: Sendable {
     var node: Node
     /// When the call arrived, in boot-time clock ticks (see ``ProcessInspector``).
     var receivedAt: UInt64 = 0
+
+    /// The arguments, read by position.
+    var args: Arguments { Arguments(self) }
 }
 
 /// What a handler produces: the reply, and optionally work that must run after the reply went out

@@ -19,17 +19,12 @@ enum PendingUnlockGate {
         case .alias(let name)?, .aliasItem(let name, _)?:
             return .alias(name)
         case .service?:
-            // The service's searches, secret reads and lock changes take paths or attributes across collections,
-            // and an alias read names a collection an unlock may yet find damaged and take out of service; opening a
-            // session, creating a collection, setting aliases and properties touch no collection's contents.
-            if interface == SecretServiceNames.gnomeInternalInterface { return .all }
-            switch member.rawValue {
-            case "SearchItems", "GetSecrets", "GetItemProperties", "Unlock", "Lock", "ReadAlias",
-                 "ChangeWithMasterPassword", "ChangeWithPrompt", "UnlockWithMasterPassword":
-                return .all
-            default:
-                return nil
-            }
+            // Members that take collections by path or attributes say so in their declaration; opening a session,
+            // creating a collection, setting aliases and properties touch no collection's contents.
+            let interfaces = SecretInterfaces.service
+            let served = interface.map { name in interfaces.filter { $0.name == name } } ?? interfaces
+            let method = served.lazy.compactMap { $0.method(member) }.first
+            return method?.waitsForUnlocks == true ? .all : nil
         case .session?, .prompt?, nil:
             return nil
         }

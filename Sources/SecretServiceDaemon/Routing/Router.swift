@@ -35,7 +35,7 @@ public struct Router: Sendable {
         }
         context = DaemonContext(store: store, clients: clients, unlocks: UnlockCoordinator(),
                                 prompter: prompter, sender: sender, logger: logger,
-                                access: AccessGate(policy: accessPolicy, sender: sender, store: store))
+                                access: AccessGate(policy: accessPolicy, sender: sender, store: store, logger: logger))
         maximumCallBytes = clientLimits.maximumCallBytes
     }
 
@@ -53,14 +53,14 @@ public struct Router: Sendable {
             }
             await PendingUnlockGate.waitIfNeeded(path, message.interface, member, context: context)
             let node = try await NodeResolver(context: context).resolve(path, caller: caller)
-            let (interface, method) = try Self.lookUp(member, in: message.interface, on: node)
-            guard message.signature == method.inputSignature else {
+            let method = try Self.lookUp(member, in: message.interface, on: node)
+            guard message.signature == method.description.inputSignature else {
                 throw SecretServiceError.invalidArgs(
-                    "\(member) expects arguments of type '\(method.inputSignature)', got '\(message.signature)'")
+                    "\(member) expects arguments of type '\(method.description.inputSignature)', got '\(message.signature)'")
             }
             let call = MethodCall(message: message, caller: caller, member: member, arguments: message.body, node: node,
                                   receivedAt: receivedAt)
-            result = try await dispatch(call, interface: interface.name)
+            result = try await method.answer(context, call)
         } catch let error as SecretServiceError {
             if case .failed(let reason) = error {
                 // The daemon's own failure (no secure memory, a full disk), not the caller's mistake: worth a line.
@@ -101,44 +101,21 @@ public struct Router: Sendable {
 
     /// Finds the member on the named interface, or on the first interface that has it when none is named.
     static func lookUp(_ member: MemberName, in interface: InterfaceName?, on node: Node)
-        throws(SecretServiceError) -> (InterfaceDescription, MethodDescription) {
+        throws(SecretServiceError) -> ServedMethod {
         let interfaces = node.interfaces
         if let interface {
-            guard let described = interfaces.first(where: { $0.name == interface }) else {
+            guard let served = interfaces.first(where: { $0.name == interface }) else {
                 throw .unknownMethod("no interface '\(interface)' on this object")
             }
-            guard let method = described.method(member) else {
+            guard let method = served.method(member) else {
                 throw .unknownMethod("no method '\(member)' in interface '\(interface)'")
             }
-            return (described, method)
+            return method
         }
-        for described in interfaces {
-            if let method = described.method(member) { return (described, method) }
+        for served in interfaces {
+            if let method = served.method(member) { return method }
         }
         throw .unknownMethod("no method '\(member)' on this object")
-    }
-
-    private func dispatch(_ call: MethodCall, interface: InterfaceName) async throws(SecretServiceError) -> HandlerResult {
-        switch interface {
-        case SecretServiceNames.serviceInterface: return try await ServiceAdaptor(context: context).call(call)
-        case SecretServiceNames.collectionInterface: return try await CollectionAdaptor(context: context).call(call)
-        case SecretServiceNames.itemInterface: return try await ItemAdaptor(context: context).call(call)
-        case SecretServiceNames.sessionInterface: return try await SessionAdaptor(context: context).call(call)
-        case SecretServiceNames.promptInterface: return try await PromptAdaptor(context: context).call(call)
-        case SecretServiceNames.gnomeInternalInterface:
-            return try await GnomeKeyringAdaptor(context: context).call(call)
-        case SecretServiceNames.keySlotsInterface: return try await KeySlotsAdaptor(context: context).call(call)
-        case SecretServiceNames.cofferInterface: return try await CofferAdaptor(context: context).call(call)
-        case SecretServiceNames.accessInterface: return try await AccessAdaptor(context: context).call(call)
-        case SecretServiceNames.itemsInterface: return try await ItemsAdaptor(context: context).call(call)
-        case SecretServiceNames.portalSecretInterface:
-            return try await PortalSecretAdaptor(context: context).call(call)
-        case SecretServiceNames.propertiesInterface: return try await PropertiesAdaptor(context: context).call(call)
-        case SecretServiceNames.introspectableInterface:
-            return try await IntrospectableAdaptor(context: context).call(call)
-        case SecretServiceNames.peerInterface: return try PeerAdaptor().call(call)
-        default: throw .unknownMethod("no interface '\(interface)' on this object")
-        }
     }
 
     // MARK: - Lifecycle hooks for the daemon

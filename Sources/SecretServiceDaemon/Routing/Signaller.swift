@@ -10,13 +10,15 @@ struct Signaller {
     let context: DaemonContext
 
     func run() async {
-        let itemLists = ItemsListCoalescer { [self] collection in await announceItems(of: collection) }
+        let announcements = CollectionChangeCoalescer { [self] collection, properties in
+            await announceChanges(of: collection, properties)
+        }
         for await event in context.store.events {
-            await publish(event, itemLists: itemLists)
+            await publish(event, announcements: announcements)
         }
     }
 
-    func publish(_ event: StoreEvent, itemLists: ItemsListCoalescer) async {
+    func publish(_ event: StoreEvent, announcements: CollectionChangeCoalescer) async {
         let service = SecretServiceNames.servicePath
         switch event {
         case .collectionCreated(let id):
@@ -29,15 +31,7 @@ struct Signaller {
             let values = await ServiceAdaptor(context: context).properties()
             await propertiesChanged(SecretServiceNames.serviceInterface, values, at: [service])
         case .collectionChanged(let id, let properties):
-            await context.emit(SecretServiceNames.serviceInterface, "CollectionChanged", from: service,
-                               [.objectPath(Paths.collection(id))])
-            // The other properties go out now; Items, the full list, is spaced out by the coalescer.
-            guard let values = try? await CollectionAdaptor(context: context).properties(
-                of: id, includingItems: false, includingModified: properties.contains(.modified))
-            else { return }
-            let changed = values.filter { name, _ in properties.contains { $0.rawValue == name } }
-            await propertiesChanged(SecretServiceNames.collectionInterface, changed, at: await paths(of: id))
-            if properties.contains(.items) { await itemLists.itemsChanged(id) }
+            await announcements.changed(id, properties)
         case .itemCreated(let collection, let item):
             await itemSignal("ItemCreated", collection, item)
         case .itemDeleted(let collection, let item):
@@ -53,14 +47,19 @@ struct Signaller {
         }
     }
 
-    /// PropertiesChanged with a collection's current Items list.
-    private func announceItems(of collection: String) async {
-        guard let items = try? await CollectionAdaptor(context: context).itemPaths(of: collection) else { return }
-        await propertiesChanged(SecretServiceNames.collectionInterface, ["Items": items],
-                                at: await paths(of: collection))
+    /// `CollectionChanged`, then `PropertiesChanged` with the current values of `properties` at each of the
+    /// collection's paths; nothing for a collection deleted meanwhile (its `CollectionDeleted` went out already).
+    private func announceChanges(of collection: String, _ properties: Set<CollectionProperty>) async {
+        guard let values = try? await CollectionAdaptor(context: context).properties(
+            of: collection, includingItems: properties.contains(.items),
+            includingModified: properties.contains(.modified))
+        else { return }
+        await context.emit(SecretServiceNames.serviceInterface, "CollectionChanged", from: SecretServiceNames.servicePath,
+                           [.objectPath(Paths.collection(collection))])
+        let changed = values.filter { name, _ in properties.contains { $0.rawValue == name } }
+        await propertiesChanged(SecretServiceNames.collectionInterface, changed, at: await paths(of: collection))
     }
 
-    /// A collection's canonical path and the alias paths that lead to it; clients hold proxies on either.
     private func paths(of collection: String) async -> [ObjectPath] {
         let aliases = await context.store.aliases(of: collection)
         return [Paths.collection(collection)] + aliases.map { SecretObjectPath.alias($0).objectPath }

@@ -34,6 +34,9 @@ enum FileRecord: Sendable, Equatable {
     case delete(itemID: String)
     /// A key slot other than slot 0 (which is the key wrap record).
     case keySlot(KeySlot)
+    /// The applications the user always allowed to use every item of the collection, sealed with the data key
+    /// (``SecretVault/sealCollectionAccess(_:)``).
+    case collectionAccess(SealedBlob)
 
     static let nonceSize = 12
     static let tagSize = 16
@@ -47,6 +50,7 @@ enum FileRecord: Sendable, Equatable {
         case .item: 3
         case .delete: 4
         case .keySlot: 5
+        case .collectionAccess: 6
         }
     }
 
@@ -81,6 +85,9 @@ enum FileRecord: Sendable, Equatable {
             slot.writeDerivation(to: &writer)
             writer.raw(slot.nonce)
             writer.blob(slot.wrappedKey)
+        case .collectionAccess(let blob):
+            writer.raw(blob.nonce)
+            writer.blob(blob.sealed)
         }
         return writer.bytes
     }
@@ -113,6 +120,9 @@ enum FileRecord: Sendable, Equatable {
             record = .delete(itemID: try reader.string())
         case 5:
             record = .keySlot(try decodeKeySlot(&reader))
+        case 6:
+            record = .collectionAccess(SealedBlob(nonce: try reader.raw(nonceSize),
+                                                  sealed: try reader.blob(maximum: maximumBlob)))
         default:
             throw FormatError("unknown record type \(type)")
         }

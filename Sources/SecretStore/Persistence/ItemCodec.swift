@@ -137,7 +137,7 @@ struct SecretVault: Sendable {
     }
 
     func sealSecret(_ value: SecretBytes, item: String) throws -> SealedBlob {
-        let nonce = SecureRandom.bytes(count: FileRecord.nonceSize)
+        let nonce = SecureRandom.nonce(count: FileRecord.nonceSize)
         return SealedBlob(nonce: nonce, sealed: try key.seal(value, nonce: nonce,
                                                                    associatedData: associatedData("secret", item)))
     }
@@ -147,7 +147,7 @@ struct SecretVault: Sendable {
     }
 
     func sealMeta(_ meta: ItemMeta, item: String) throws -> SealedBlob {
-        let nonce = SecureRandom.bytes(count: FileRecord.nonceSize)
+        let nonce = SecureRandom.nonce(count: FileRecord.nonceSize)
         let plain = try SecretBytes(copying: meta.encode())
         return SealedBlob(nonce: nonce, sealed: try key.seal(plain, nonce: nonce,
                                                                    associatedData: associatedData("meta", item)))
@@ -165,6 +165,16 @@ struct SecretVault: Sendable {
     func openContentType(_ blob: SealedBlob, item: String) throws -> String {
         let plain = try key.open(blob.sealed, nonce: blob.nonce, associatedData: associatedData("meta", item))
         return try plain.withUnsafeBytes { raw throws(FormatError) in try ItemMeta.decodeContentType(raw) }
+    }
+
+    /// Seals `plain` under the data key (for records other than items, whose associated data their codec makes).
+    func sealed(_ plain: SecretBytes, nonce: [UInt8], associatedData: [UInt8]) throws -> [UInt8] {
+        try key.seal(plain, nonce: nonce, associatedData: associatedData)
+    }
+
+    /// Opens what ``sealed(_:nonce:associatedData:)`` made.
+    func opened(_ blob: SealedBlob, associatedData: [UInt8]) throws -> SecretBytes {
+        try key.open(blob.sealed, nonce: blob.nonce, associatedData: associatedData)
     }
 
     func openMeta(_ blob: SealedBlob, item: String) throws -> ItemMeta {

@@ -120,6 +120,9 @@ final class JournalWriter {
     private(set) var nextSequence: UInt64
     /// Where the next record goes; a torn tail beyond it is overwritten.
     private var length: Int
+    /// Whether the file may hold bytes beyond ``length`` (a torn tail, or an unknown size), which the next append
+    /// cuts off. The usual append needs no truncation: the file ends where the last record does.
+    private var mayHaveTail = true
 
     /// Opens the file for writing if it can; when it cannot (a read-only mount), the collection still unlocks and
     /// serves reads, and each write tries again and fails with the system's reason.
@@ -142,18 +145,24 @@ final class JournalWriter {
         if fd < 0 {
             fd = open(path, O_WRONLY | O_CLOEXEC)
             guard fd >= 0 else { throw StorageError("cannot open", path) }
+            mayHaveTail = true
         }
         let handle = dup(fd)
         guard handle >= 0 else { throw StorageError("cannot duplicate the descriptor of", path) }
         do {
-            guard lseek(fd, off_t(length), SEEK_SET) >= 0 else { throw StorageError("cannot seek", path) }
-            try POSIXFile.writeAll(fd, framed.bytes, path: path)
-            guard ftruncate(fd, off_t(length + framed.bytes.count)) == 0 else { throw StorageError("cannot size", path) }
+            try POSIXFile.writeAll(fd, framed.bytes, at: length, path: path)
+            if mayHaveTail {
+                guard ftruncate(fd, off_t(length + framed.bytes.count)) == 0 else {
+                    throw StorageError("cannot size", path)
+                }
+            }
         } catch {
-            _ = ftruncate(fd, off_t(length))
+            // The failed write may have left part of the record: cut it, or leave the next append to.
+            mayHaveTail = ftruncate(fd, off_t(length)) != 0
             close(handle)
             throw error
         }
+        mayHaveTail = false
         length += framed.bytes.count
         lastMAC = framed.mac
         defer { nextSequence += 1 }

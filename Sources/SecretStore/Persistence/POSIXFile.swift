@@ -80,6 +80,21 @@ enum POSIXFile {
         }
     }
 
+    /// Writes all of `bytes` at `offset` (`pwrite`), leaving the descriptor's position alone.
+    static func writeAll(_ fd: Int32, _ bytes: [UInt8], at offset: Int, path: String) throws {
+        var done = 0
+        while done < bytes.count {
+            let written = bytes.withUnsafeBytes {
+                pwrite(fd, $0.baseAddress! + done, $0.count - done, off_t(offset + done))
+            }
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw StorageError("cannot write", path)
+            }
+            done += written
+        }
+    }
+
     static func sync(_ fd: Int32, path: String) throws {
         guard fsync(fd) == 0 else { throw StorageError("cannot sync", path) }
     }

@@ -6,13 +6,56 @@ import DBusWire
 import SecretServiceClient
 import SecretServiceProtocol
 
-/// One item as `ListAccess` reports it.
+/// One item as `ListAccess` reports it, or a whole collection as `CollectionAccess` does (with `item` empty), or
+/// one access group as `GroupAccess` does (with `item` empty and `group` set).
 struct AccessEntry: Encodable {
     var collection: String
+    /// The item's object path; empty for the whole collection or an access group.
     var item: String
     /// The identity that created the item; empty when none is recorded.
     var creator: String
     var allowed: [String]
+    /// The `Keychain` access group the entry allows; absent for items and the whole collection.
+    var group: String? = nil
+}
+
+/// One entry of the access log as `ReadLog` reports it.
+struct AccessLogLine: Encodable {
+    /// Seconds since 1970.
+    var time: UInt64
+    var outcome: String
+    /// The identity, as `coffer access list` shows it and `grant`/`revoke` take it.
+    var application: String
+    /// The name prompts show for the application.
+    var name: String
+    var pid: UInt32
+    /// The collection id; empty for a decision about no collection (another user's call).
+    var collection: String
+    /// The item's object path; empty for the whole collection.
+    var item: String
+    /// The identity of the program that asked for the change, when it is not the application.
+    var requester: String
+
+    init(time: UInt64, outcome: String, application: String, name: String, pid: UInt32, object: ObjectPath,
+         requester: String) {
+        self.time = time
+        self.outcome = outcome
+        self.application = application
+        self.name = name
+        self.pid = pid
+        switch SecretObjectPath(object) {
+        case .item(let collection, _)?:
+            self.collection = collection
+            item = object.rawValue
+        case .collection(let collection)?:
+            self.collection = collection
+            item = ""
+        default:
+            collection = ""
+            item = ""
+        }
+        self.requester = requester
+    }
 }
 
 extension SecretService {
@@ -40,6 +83,62 @@ extension SecretService {
             throw SecretServiceClientError.unexpectedReply("Revoke returned no list")
         }
         return revoked.compactMap(\.objectPath)
+    }
+
+    /// `CollectionAccess(o collection) → as`.
+    func collectionAccess(of collection: ObjectPath) async throws -> [String] {
+        let body = try await callAccess("CollectionAccess", [.objectPath(collection)])
+        guard case .array(_, let applications)? = body.first else {
+            throw SecretServiceClientError.unexpectedReply("CollectionAccess returned no list")
+        }
+        return applications.compactMap(\.string)
+    }
+
+    /// `GroupAccess(o collection) → a(ss)`: the applications allowed per access group.
+    func groupAccess(of collection: ObjectPath) async throws -> [String: [String]] {
+        let body = try await callAccess("GroupAccess", [.objectPath(collection)])
+        guard case .array(_, let pairs)? = body.first else {
+            throw SecretServiceClientError.unexpectedReply("GroupAccess returned no list")
+        }
+        var groups: [String: [String]] = [:]
+        for pair in pairs {
+            guard case .structure(let fields) = pair, fields.count == 2, let group = fields[0].string,
+                  let application = fields[1].string else { continue }
+            groups[group, default: []].append(application)
+        }
+        return groups
+    }
+
+    /// `Grant(o collection, s application, ao items) → o prompt`, with the prompt run to its end.
+    /// - Returns: what was granted (items, or the collection's path).
+    /// - Throws: ``SecretServiceClientError/dismissed`` when the user turned the grant down.
+    func grantAccess(to application: String, in collection: ObjectPath, items: [ObjectPath]) async throws
+        -> [ObjectPath] {
+        let body = try await callAccess("Grant", [.objectPath(collection), .string(application), .objectPaths(items)])
+        guard let prompt = body.first?.objectPath else {
+            throw SecretServiceClientError.unexpectedReply("Grant returned no prompt")
+        }
+        switch try await runPrompt(prompt) {
+        case .dismissed: throw SecretServiceClientError.dismissed
+        case .completed(let result): return result.arrayElements?.compactMap(\.objectPath) ?? []
+        case .notNeeded: return []
+        }
+    }
+
+    /// `ReadLog(t since) → a(tsssuos)`.
+    func accessLog(since: UInt64) async throws -> [AccessLogLine] {
+        let body = try await callAccess("ReadLog", [.uint64(since)])
+        guard case .array(_, let entries)? = body.first else {
+            throw SecretServiceClientError.unexpectedReply("ReadLog returned no list")
+        }
+        return try entries.map { entry in
+            guard case .structure(let fields) = entry, fields.count == 7, let time = fields[0].uint64,
+                  let outcome = fields[1].string, let application = fields[2].string, let name = fields[3].string,
+                  let pid = fields[4].uint32, let object = fields[5].objectPath, let requester = fields[6].string
+            else { throw SecretServiceClientError.unexpectedReply("ReadLog returned a malformed entry") }
+            return AccessLogLine(time: time, outcome: outcome, application: application, name: name, pid: pid,
+                                 object: object, requester: requester)
+        }
     }
 
     private func callAccess(_ member: MemberName, _ arguments: [DBusValue]) async throws -> [DBusValue] {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// `coffer access`: which application created each item and which others may use it; taking access back.
+// `coffer access`: which application created each item and which others may use it; taking access back. Granting
+// and the log have files of their own.
 
 import ArgumentParser
 import DBusWire
@@ -9,13 +10,16 @@ import SecretServiceProtocol
 struct Access: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "access",
-        abstract: "Show and take back which applications may use which items of cofferd (docs/ACCESS-CONTROL.md).",
+        abstract: "Show, grant and take back which applications may use which items of cofferd; read the access log.",
         discussion: """
             Each item belongs to the application that stored it; another one is asked about when it wants the \
-            item, and "Always allow" is remembered in the collection. Access is granted only by answering that \
-            prompt: a command that granted it could be run by any program to grant itself.
+            item, and "Always allow" is remembered in the collection. Applications are named by their identity \
+            (KIND:NAME, such as exe:/usr/bin/secret-tool@DEV:INODE), as `coffer access list` and `coffer access \
+            log` show it. `grant` gives "Always allow" ahead of time, for items or a whole collection, once you \
+            confirm it in a prompt that names the program asking (any program could run `coffer access grant`). \
+            ACCESS-CONTROL.md in Coffer's documentation directory explains what users see and the threat model.
             """,
-        subcommands: [ListAccess.self, RevokeAccess.self])
+        subcommands: [ListAccess.self, GrantAccess.self, RevokeAccess.self, AccessLogCommand.self])
 }
 
 /// Which collections a verb looks at.
@@ -30,11 +34,26 @@ struct AccessScope: ParsableArguments {
         if let collection { return ([try await service.resolveCollection(collection)], true) }
         return (try await service.collections(), false)
     }
+
+    /// "2 item(s)", "the whole collection login", or both, for what a grant or revoke touched.
+    static func describe(_ paths: [ObjectPath]) -> String {
+        var parts: [String] = []
+        for path in paths {
+            if case .collection(let id)? = SecretObjectPath(path) { parts.append("the whole collection \(id)") }
+        }
+        let items = paths.count { if case .item? = SecretObjectPath($0) { true } else { false } }
+        if items > 0 { parts.append("\(items) item(s)") }
+        return parts.joined(separator: " and ")
+    }
 }
 
 struct ListAccess: CofferCommand {
     static let configuration = CommandConfiguration(
-        commandName: "list", abstract: "List each item's creator and the applications always allowed to use it.")
+        commandName: "list", abstract: "List each item's creator and the applications always allowed to use it.",
+        discussion: """
+            Applications allowed a whole collection come first, as an entry without an item (`"item": ""` with \
+            --json).
+            """)
 
     @OptionGroup var scope: AccessScope
     @OptionGroup var output: OutputOptions
@@ -45,13 +64,27 @@ struct ListAccess: CofferCommand {
             let (paths, named) = try await scope.collections(service)
             for path in paths {
                 do {
+                    // The collection as a whole first, as an entry with no item.
+                    let whole = try await service.collectionAccess(of: path)
+                    let id = CollectionReference(path: path).id
+                    if !whole.isEmpty {
+                        entries.append(AccessEntry(collection: id, item: "", creator: "", allowed: whole))
+                    }
+                    for (group, allowed) in try await service.groupAccess(of: path).sorted(by: { $0.key < $1.key }) {
+                        entries.append(AccessEntry(collection: id, item: "", creator: "", allowed: allowed,
+                                                   group: group))
+                    }
                     entries += try await service.access(of: path)
                 } catch SecretServiceError.isLocked where !named {
                     continue
                 }
             }
             if output.json { return try JSONOutput.print(entries) }
-            for entry in entries {
+            for entry in entries where entry.item.isEmpty {
+                let scope = entry.group.map { "(access group \($0))" } ?? "(every item)"
+                Console.print("collection \(entry.collection) \(scope)\tallowed: " + entry.allowed.joined(separator: ", "))
+            }
+            for entry in entries where !entry.item.isEmpty {
                 let creator = entry.creator.isEmpty ? "(no creator)" : entry.creator
                 let allowed = entry.allowed.isEmpty ? "" : "\tallowed: " + entry.allowed.joined(separator: ", ")
                 Console.print("\(entry.item)\t\(creator)\(allowed)")
@@ -62,7 +95,11 @@ struct ListAccess: CofferCommand {
 
 struct RevokeAccess: CofferCommand {
     static let configuration = CommandConfiguration(
-        commandName: "revoke", abstract: "Take \"always allow\" back from an application, for some items or all.")
+        commandName: "revoke", abstract: "Take \"always allow\" back from an application, for some items or all.",
+        discussion: """
+            Without items, the application loses "always allow" for every item and for the collection as a whole \
+            (of the named collection, or of every unlocked one).
+            """)
 
     @Argument(help: ArgumentHelp("The application, as `coffer access list` shows it.", valueName: "application"))
     var application: String
@@ -96,7 +133,7 @@ struct RevokeAccess: CofferCommand {
             }
             if output.json { return try JSONOutput.print(["revoked": revoked.map(\.rawValue)]) }
             Console.print(revoked.isEmpty ? "\(application) had no access to take back"
-                : "took access back from \(application) for \(revoked.count) item(s)")
+                : "took access back from \(application) for " + AccessScope.describe(revoked))
         }
     }
 }

@@ -54,50 +54,59 @@ struct KeyringImporter {
     let client: SecretService
     let collection: ObjectPath
 
-    /// An existing item, for matching.
-    private struct Existing {
-        var label: String
-        var secret: SecretBytes
-    }
-
-    /// Imports `items`, calling `progress` after each one.
+    /// Imports `items`, calling `progress` after each one. Imported items are stored for no application in
+    /// particular: they belong to the programs that stored them in the other keyring, which become their owners on
+    /// first use (docs/ACCESS-CONTROL.md), not to this tool.
     func run(_ items: [ImportedItem], into report: inout ImportReport, progress: (Int) -> Void) async throws {
-        var existing = try await existingItems()
+        let existing = try await existingItems()
+        // Items of this import are compared in memory: reading them back would adopt them.
+        var importedNow: [ItemKey: [SecretBytes]] = [:]
         for (index, item) in items.enumerated() {
             defer { progress(index + 1) }
             guard let secret = item.secret else {
                 report.skipped.append(.init(label: item.label, reason: "the file stores no secret for it"))
                 continue
             }
-            let matches = existing[item.attributes] ?? []
-            if matches.contains(where: { $0.label == item.label && $0.secret.constantTimeEquals(secret) }) {
+            let key = ItemKey(label: item.label, attributes: item.attributes)
+            var present = importedNow[key, default: []].contains { $0.constantTimeEquals(secret) }
+            if !present { present = try await isPresent(secret, among: existing[key] ?? []) }
+            if present {
                 report.alreadyPresent += 1
                 continue
             }
             do {
                 _ = try await client.createItem(in: collection, label: item.label, attributes: item.attributes,
                                                 secret: secret, contentType: item.contentType ?? "text/plain",
-                                                replace: false)
+                                                replace: false, unowned: true)
+                importedNow[key, default: []].append(secret)
             } catch let error as SecretServiceError {
                 report.skipped.append(.init(label: item.label, reason: "the provider refused it: \(error)"))
                 continue
             }
-            existing[item.attributes, default: []].append(Existing(label: item.label, secret: secret))
             report.imported += 1
         }
     }
 
-    /// Every item of the collection, grouped by its attribute set: one properties call per item and one
-    /// `GetSecrets` for all.
-    private func existingItems() async throws -> [[String: String]: [Existing]] {
-        let paths = try await client.collectionProperties(collection).items
-        guard !paths.isEmpty else { return [:] }
-        let secrets = try await client.secrets(of: paths)
-        var result: [[String: String]: [Existing]] = [:]
-        for path in paths {
-            guard let secret = secrets[path] else { continue }
+    /// What an existing item is matched by before its secret is compared.
+    private struct ItemKey: Hashable {
+        var label: String
+        var attributes: [String: String]
+    }
+
+    /// Whether one of `candidates` (items with the same label and attributes) holds `secret`. Only those items'
+    /// secrets are read: reading a secret is a use, which would make this tool the owner of an item nobody owned.
+    private func isPresent(_ secret: SecretBytes, among candidates: [ObjectPath]) async throws -> Bool {
+        guard !candidates.isEmpty else { return false }
+        let secrets = try await client.secrets(of: candidates)
+        return secrets.values.contains { $0.value.constantTimeEquals(secret) }
+    }
+
+    /// Every item of the collection by label and attributes: one properties call per item, no secret.
+    private func existingItems() async throws -> [ItemKey: [ObjectPath]] {
+        var result: [ItemKey: [ObjectPath]] = [:]
+        for path in try await client.collectionProperties(collection).items {
             let properties = try await client.itemProperties(path)
-            result[properties.attributes, default: []].append(Existing(label: properties.label, secret: secret.value))
+            result[ItemKey(label: properties.label, attributes: properties.attributes), default: []].append(path)
         }
         return result
     }

@@ -1,0 +1,28 @@
+// io.coffer.Access
+// SPDX-License-Identifier: Apache-2.0
+// ReadLog: the access log as `coffer access log` shows it.
+
+import DBusWire
+import SecretServiceProtocol
+
+extension AccessAdaptor {
+    /// One entry on the wire: time (seconds since 1970), outcome, the application's identity and the name prompts
+    /// show for it, the process id, the item or collection (`/` for none), and the identity that asked for the
+    /// change when another one did (`""` otherwise).
+    static let logEntry = DBusType.structure([.uint64, .string, .string, .string, .uint32, .objectPath, .string])
+
+    /// `ReadLog(t since) → a(tsssuos)`: the entries at or after `since`, oldest first. The log holds identities
+    /// and ids, which `ListAccess` shows any client too; never a label or a secret.
+    func readLog(since: UInt64) async throws(SecretServiceError) -> HandlerResult {
+        let entries = await context.access.log.entries(since: since).map { entry -> DBusValue in
+            let object: ObjectPath = entry.collection.isEmpty ? .root
+                : entry.item.isEmpty ? Paths.collection(entry.collection) : Paths.item(entry.collection, entry.item)
+            return .structure([
+                .uint64(entry.time), .string(entry.outcome.rawValue), .string(entry.application),
+                .string(AppIdentity(entry.application)?.displayName ?? entry.application),
+                .uint32(entry.processID), .objectPath(object), .string(entry.requester),
+            ])
+        }
+        return HandlerResult([.array(Self.logEntry, entries)])
+    }
+}

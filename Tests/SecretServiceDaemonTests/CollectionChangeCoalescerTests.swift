@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: Apache-2.0
+// A collection's announcements after a burst of changes: sent at once, then once more with every later change.
+
+@testable import SecretServiceDaemon
+import SecretStore
+import Testing
+
+/// Holds each send until the test lets it finish, so changes can be made while an announcement is on its way.
+private actor Turnstile {
+    private var opened = 0
+    private var waiter: CheckedContinuation<Void, Never>?
+
+    func pass() async {
+        if opened > 0 {
+            opened -= 1
+            return
+        }
+        await withCheckedContinuation { waiter = $0 }
+    }
+
+    func open() {
+        if let waiter {
+            self.waiter = nil
+            waiter.resume()
+        } else {
+            opened += 1
+        }
+    }
+}
+
+private struct Announcement: Equatable {
+    let collection: String
+    let properties: Set<CollectionProperty>
+}
+
+@Suite("Collection change coalescing")
+struct CollectionChangeCoalescerTests {
+    @Test("a burst of changes is announced at once and then once more with every property changed meanwhile",
+          .timeLimit(.minutes(1)))
+    func burst() async {
+        let (sent, sentSink) = AsyncStream.makeStream(of: Announcement.self)
+        let turnstile = Turnstile()
+        let coalescer = CollectionChangeCoalescer { collection, properties in
+            sentSink.yield(Announcement(collection: collection, properties: properties))
+            await turnstile.pass()
+        }
+        var announcements = sent.makeAsyncIterator()
+
+        let first = Task { await coalescer.changed("login", [.items, .modified]) }
+        // The first change is announced at once.
+        #expect(await announcements.next() == Announcement(collection: "login", properties: [.items, .modified]))
+        for _ in 0..<9 { await coalescer.changed("login", [.items, .modified]) }  // while that one is on its way
+        await coalescer.changed("login", [.label])
+        #expect(await coalescer.pending == ["login"])
+        await turnstile.open()
+        await first.value
+
+        // The ten changes are covered by one more announcement, after the spacing, naming all they changed.
+        #expect(await announcements.next()
+            == Announcement(collection: "login", properties: [.items, .modified, .label]))
+        await turnstile.open()
+        // Then nothing more is scheduled (a third one would keep "login" pending until the time limit fails this).
+        while await !coalescer.pending.isEmpty { await Task.yield() }
+    }
+
+    @Test("changes right after an announcement wait for the spacing's floor, then go out together",
+          .timeLimit(.minutes(1)))
+    func floor() async {
+        let (sent, sentSink) = AsyncStream.makeStream(of: Announcement.self)
+        let coalescer = CollectionChangeCoalescer { collection, properties in
+            sentSink.yield(Announcement(collection: collection, properties: properties))
+        }
+        var announcements = sent.makeAsyncIterator()
+        let clock = ContinuousClock()
+        await coalescer.changed("login", [.modified])
+        let firstSent = clock.now
+        #expect(await announcements.next() == Announcement(collection: "login", properties: [.modified]))
+        await coalescer.changed("login", [.items])
+        await coalescer.changed("login", [.locked])
+        #expect(await announcements.next() == Announcement(collection: "login", properties: [.items, .locked]))
+        #expect(clock.now - firstSent >= CollectionChangeCoalescer.minimumSpacing)
+    }
+
+    @Test("collections are spaced independently", .timeLimit(.minutes(1)))
+    func independentCollections() async {
+        let (sent, sentSink) = AsyncStream.makeStream(of: String.self)
+        let coalescer = CollectionChangeCoalescer { collection, _ in sentSink.yield(collection) }
+        var lists = sent.makeAsyncIterator()
+        await coalescer.changed("login", [.items])
+        await coalescer.changed("work", [.items])
+        #expect(await lists.next() == "login")
+        #expect(await lists.next() == "work")
+    }
+}
