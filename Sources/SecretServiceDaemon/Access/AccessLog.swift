@@ -58,16 +58,23 @@ actor AccessLog {
     }
 
     /// Notes a use (a read, change or delete that was allowed). Uses are many (every lookup), so they are written in
-    /// batches, off the thread that answers calls, and not synced on their own: a crash can lose the uses of its
-    /// last moments, while every decision is durable before its answer.
+    /// batches, at most once per ``useBatchInterval``, off the thread that answers calls, and not synced on their
+    /// own: a crash can lose the uses of its last moments, while every decision is durable before its answer.
     func noteUse(_ entry: AccessLogEntry) {
         guard path != nil else { return remember(entry) }
         unwritten.append(entry)
         guard !flushScheduled else { return }
         flushScheduled = true
         // Detached: no executor preference, so the write runs on the global pool, not on the bus loop.
-        Task.detached(priority: .utility) { [self] in await flushUses() }
+        Task.detached(priority: .utility) { [self] in
+            try? await Task.sleep(for: Self.useBatchInterval)
+            await flushUses()
+        }
     }
+
+    /// How long noted uses wait to be written together: a client looking secrets up in a loop costs a write per
+    /// interval, not per lookup.
+    static let useBatchInterval: Duration = .milliseconds(200)
 
     /// Writes the uses noted so far.
     func flushUses() {
