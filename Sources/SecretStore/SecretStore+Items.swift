@@ -49,6 +49,15 @@ extension SecretStore {
         return ownership
     }
 
+    /// ``itemOwnership(collection:item:)`` of many items in one visit (a search's matches); `nil` for an item that
+    /// is gone, whose collection is locked, or whose metadata cannot be opened.
+    public func itemOwnerships(_ items: [(collection: String, item: String)]) -> [ItemOwnership?] {
+        items.map { found in
+            guard let state = collections[found.collection], !state.isLocked else { return nil }
+            return try? state.ownership(of: found.item)
+        }
+    }
+
     /// Replaces the applications always allowed to use an item. Written to the file like any change of the item,
     /// but the item's and the collection's `Modified` stay: a decision about access is not a change of content.
     /// - Throws: `noSuchObject`, `isLocked`, `failed`.

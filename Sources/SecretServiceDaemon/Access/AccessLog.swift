@@ -61,8 +61,13 @@ actor AccessLog {
     /// batches, at most once per ``useBatchInterval``, off the thread that answers calls, and not synced on their
     /// own: a crash can lose the uses of its last moments, while every decision is durable before its answer.
     func noteUse(_ entry: AccessLogEntry) {
-        guard path != nil else { return remember(entry) }
-        unwritten.append(entry)
+        noteUses([entry])
+    }
+
+    /// ``noteUse(_:)`` for several uses (a batch read).
+    func noteUses(_ entries: [AccessLogEntry]) {
+        guard path != nil else { return entries.forEach(remember) }
+        unwritten += entries
         guard !flushScheduled else { return }
         flushScheduled = true
         // Detached: no executor preference, so the write runs on the global pool, not on the bus loop.
