@@ -240,12 +240,18 @@ def main():
     parser.add_argument("--baseline", help="another cofferd binary to run side by side as 'baseline' (A/B of a change)")
     parser.add_argument("--keychain-bench", help="the keychain-bench binary: adds the Keychain library's rows")
     parser.add_argument("--keychain-baseline", help="an older keychain-bench build to run beside it (A/B)")
+    parser.add_argument("--access-control", choices=["off", "ask", "strict"], default="off",
+                        help="cofferd's access control (off by default: the Keychain rows cross two programs)")
     parser.add_argument("--library-only", action="store_true",
                         help="only the Keychain library's rows (needs --keychain-bench; with "
                         "--providers cofferd,gnome-keyring the floor is not started either)")
     parser.add_argument("--scratch", default=os.path.join(os.path.dirname(HERE), ".build-bench"))
     parser.add_argument("--json", help="also write the raw per-round results here")
     args = parser.parse_args()
+    if args.access_control != "off" and args.keychain_bench:
+        log("the Keychain rows read what another program stored: left out under --access-control "
+            + args.access_control)
+        args.keychain_bench = None
     if args.library_only and not args.keychain_bench:
         parser.error("--library-only needs --keychain-bench")
     args.scale = 10 if args.quick else 1
@@ -259,10 +265,12 @@ def main():
     if "gnome-keyring" in wanted and not os.path.exists(prov.GnomeKeyring.binary):
         log("gnome-keyring-daemon is not installed; comparing cofferd with the floor only")
         wanted.remove("gnome-keyring")
-    catalogue = {"null": prov.NullProvider(null_binary), "cofferd": prov.Cofferd(os.path.abspath(args.cofferd)),
+    catalogue = {"null": prov.NullProvider(null_binary),
+                 "cofferd": prov.Cofferd(os.path.abspath(args.cofferd), access_control=args.access_control),
                  "gnome-keyring": prov.GnomeKeyring()}
     if args.baseline:
-        catalogue["baseline"] = prov.Cofferd(os.path.abspath(args.baseline), name="baseline")
+        catalogue["baseline"] = prov.Cofferd(os.path.abspath(args.baseline), name="baseline",
+                                             access_control=args.access_control)
         wanted.append("baseline")
     providers = [catalogue[w] for w in wanted]
     results = {}
