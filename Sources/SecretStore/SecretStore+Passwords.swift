@@ -156,7 +156,9 @@ extension SecretStore {
     func finishUnlockAfterCompaction(_ id: String, with keys: [SlotKey], announcing: Bool) async
         throws(SecretServiceError) -> Bool {
         await waitForCompaction(of: id)
-        return try finishUnlock(id, with: keys, announcing: announcing)
+        guard try finishUnlock(id, with: keys, announcing: announcing) else { return false }
+        await openSyncAfterUnlock(id)
+        return true
     }
 
     func finishUnlock(_ id: String, with keys: [SlotKey], announcing: Bool = true) throws(SecretServiceError) -> Bool {

@@ -38,6 +38,12 @@ public actor SecretStore {
     /// locked: the credential itself stays readable by this process for its whole life anyway (systemd keeps it in
     /// `$CREDENTIALS_DIRECTORY`). A key counts only while its slot is unchanged (``SlotKey/slot``).
     var heldSlotKeys: [String: [UInt32: SlotKey]] = [:]
+    /// Synchronized collections' links to their folders, while unlocked (docs/SYNC.md; Sync/SecretStore+Sync.swift).
+    var syncLinks: [String: SyncLink] = [:]
+    /// Why a synchronized collection's journal could not be written the last time it was tried, by collection.
+    var syncProblems: [String: String] = [:]
+    /// Collections being made synchronized, so two requests cannot both make one so.
+    var enablingSync: Set<String> = []
     /// Collections whose files failed to open, with the reason; never written to.
     var unavailable: [String: String] = [:]
     /// Whether new collections can be kept in files.
@@ -143,6 +149,7 @@ public actor SecretStore {
         await waitForCompaction(of: id)
         let state = try state(of: id)
         if let file = state.file { try removeFile(file, of: id) }
+        forgetSync(of: id)
         collections[id] = nil
         heldSlotKeys[id] = nil
         for (name, target) in aliases where target == id { aliases[name] = nil }
@@ -183,6 +190,7 @@ public actor SecretStore {
             state.keys = nil
             state.file?.writer = nil
             state.forgetMetadata()
+            syncLinks[id] = nil
         }
         collections[id] = state
         if !locked { markUnlocked(id) }
