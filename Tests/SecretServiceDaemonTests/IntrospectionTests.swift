@@ -64,6 +64,7 @@ struct IntrospectionTests {
     static let keySlotsFile = dbusDirectory.appendingPathComponent("\(SecretServiceNames.keySlotsInterface).xml")
     static let cofferFile = dbusDirectory.appendingPathComponent("\(SecretServiceNames.cofferInterface).xml")
     static let accessFile = dbusDirectory.appendingPathComponent("\(SecretServiceNames.accessInterface).xml")
+    static let syncFile = dbusDirectory.appendingPathComponent("\(SecretServiceNames.syncInterface).xml")
 
     func introspect(_ h: RouterHarness, _ path: ObjectPath) async throws -> IntrospectionSummary {
         let body = try await h.ok(path, SecretServiceNames.introspectableInterface, "Introspect")
@@ -90,6 +91,9 @@ struct IntrospectionTests {
             #expect(access.interfaces[accessName]?.contains("method \(member)") == true, "\(member) missing")
         }
         #expect(access.interfaces[accessName]?.contains("method ReadLog  arg a(tsssuos) out") == true)
+        let sync = try IntrospectionSummary.parse(try String(contentsOf: Self.syncFile, encoding: .utf8))
+        let syncName = SecretServiceNames.syncInterface.rawValue
+        #expect(Array(sync.interfaces.keys) == [syncName])
         let h = try await RouterHarness()
         let session = try await h.plainSession()
         let created = try await h.ok(defaultAlias, nil, "CreateItem", [
@@ -122,11 +126,13 @@ struct IntrospectionTests {
                         "\(path): \(cofferName) differs")
                 #expect(served.interfaces[accessName] == access.interfaces[accessName],
                         "\(path): \(accessName) differs")
+                #expect(served.interfaces[syncName] == sync.interfaces[syncName], "\(path): \(syncName) differs")
             } else {
                 #expect(served.interfaces[gnomeName] == nil, "\(path) serves \(gnomeName)")
                 #expect(served.interfaces[keySlotsName] == nil, "\(path) serves \(keySlotsName)")
                 #expect(served.interfaces[cofferName] == nil, "\(path) serves \(cofferName)")
                 #expect(served.interfaces[accessName] == nil, "\(path) serves \(accessName)")
+                #expect(served.interfaces[syncName] == nil, "\(path) serves \(syncName)")
             }
             for standard in ["org.freedesktop.DBus.Properties", "org.freedesktop.DBus.Introspectable",
                              "org.freedesktop.DBus.Peer"] {

@@ -8,13 +8,14 @@ import SecretCrypto
 
 struct Sync: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Inspect a folder of synchronized collections.",
+        abstract: "Synchronize collections through a folder, and inspect such a folder.",
         discussion: """
             A synchronized collection lives in a folder that a sync engine (Syncthing, Nextcloud, a network share) \
-            carries between machines: one journal per device, sealed with the collection's keys. cofferd does not \
-            synchronize collections yet; these commands only read such a folder. See docs/SYNC.md.
+            carries between machines: one journal per device, sealed with the collection's keys. cofferd writes \
+            each change of a synchronized collection to its own journal; it does not yet read the other devices' \
+            journals. See docs/SYNC.md.
             """,
-        subcommands: [SyncStatus.self])
+        subcommands: [SyncEnable.self, SyncStatus.self])
 }
 
 struct SyncStatus: CofferCommand {
