@@ -44,6 +44,8 @@ public actor SecretStore {
     var syncProblems: [String: String] = [:]
     /// Collections being made synchronized, so two requests cannot both make one so.
     var enablingSync: Set<String> = []
+    /// The `sync-folder` settings, by collection.
+    var configuredSyncFolders: [String: String] = [:]
     /// Collections whose files failed to open, with the reason; never written to.
     var unavailable: [String: String] = [:]
     /// Whether new collections can be kept in files.

@@ -79,4 +79,40 @@ struct SyncEnableTests {
             #expect(await daemon.stop() == .exited(0), "log:\n\(daemon.log())")
         }
     }
+
+    @Test("a collection named with sync-folder in cofferd.conf is synchronized at its next unlock with its password")
+    func configuredFolder() async throws {
+        try await TestBus.withPrivateBus { bus in
+            let folder = bus.directory.appendingPathComponent("Sync").path
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            let config = bus.directory.appendingPathComponent("cofferd.conf")
+            try Data("[collection login]\nsync-folder = \(folder)\n".utf8).write(to: config)
+            let clients = ClientEnvironment(bus: bus)
+            // The first start makes login; the item stored then is in no journal yet.
+            var daemon = try await DaemonHarness.start(
+                on: bus, options: .init(arguments: DaemonHarness.cheapKeyDerivation))
+            do {
+                let stored = try await clients.secretTool(["store", "--label=Early", "app", "early"],
+                                                          input: Data("first".utf8))
+                #expect(stored.status == 0, "\(stored.stderr)")
+                #expect(await daemon.stop() == .exited(0), "log:\n\(daemon.log())")
+                #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
+
+                daemon = try await DaemonHarness.start(on: bus, options: .init(
+                    arguments: DaemonHarness.cheapKeyDerivation + ["--config", config.path], name: "configured"))
+                let later = try await clients.secretTool(["store", "--label=Later", "app", "later"],
+                                                         input: Data("second".utf8))
+                #expect(later.status == 0, "\(later.stderr)")
+                let collection = try #require(try SyncFolder.collections(in: folder).first)
+                let device = try #require(try SyncFolder(root: folder, collection: collection).devices().first)
+                var reader = try Reader(root: folder, collection: collection.description, device: device.description)
+                try reader.catchUp()
+                #expect(Set(reader.items.map(\.label)) == ["Early", "Later"], "log:\n\(daemon.log())")
+            } catch {
+                await daemon.kill()
+                throw error
+            }
+            #expect(await daemon.stop() == .exited(0), "log:\n\(daemon.log())")
+        }
+    }
 }

@@ -101,6 +101,27 @@ extension SecretStore {
         return SyncEnabled(collection: collection.description, device: device.description)
     }
 
+    /// Takes the `sync-folder` settings: a collection named there is made synchronized through its folder at its
+    /// next unlock with its password (the password wrap needs it), and one already synchronized finds its
+    /// journals in the folder named there (a folder the engine moved).
+    public func configureSyncFolders(_ folders: [String: String]) {
+        configuredSyncFolders = folders
+    }
+
+    /// Enables a collection the settings name, after an unlock with its password; failures are logged (the unlock
+    /// stands).
+    nonisolated func enableConfiguredSync(of id: String, password: SecretBytes) async {
+        guard let folder = await configuredSyncFolders[id], (try? await readSyncState(of: id)) ?? nil == nil,
+              await !enablingSync.contains(id)
+        else { return }
+        do {
+            _ = try await enableSync(of: id, password: password, folder: folder)
+        } catch {
+            logger.error("the collection could not be synchronized through its sync-folder",
+                         metadata: ["secret.collection": "\(id)", "sync.folder": "\(folder)", "error": "\(error)"])
+        }
+    }
+
     // MARK: - The link
 
     var syncDirectory: String? { directory.map { $0 + "/" + SyncStateFile.directoryName } }
@@ -128,7 +149,8 @@ extension SecretStore {
     func syncLink(for id: String) async throws(SecretServiceError) -> SyncLink? {
         if let link = syncLinks[id] { return link }
         let state = try unlockedState(of: id)
-        guard let keys = state.keys, let stateFile = try readSyncState(of: id) else { return nil }
+        guard let keys = state.keys, var stateFile = try readSyncState(of: id) else { return nil }
+        if let configured = configuredSyncFolders[id] { stateFile.folder = configured }
         let link: SyncLink
         var descriptors: [Int32] = []
         var pending: [PendingWrite] = []
