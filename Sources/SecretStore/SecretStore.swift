@@ -16,6 +16,10 @@ public actor SecretStore {
     /// enough because each wake-up re-reads every collection.
     public nonisolated let unlocks: AsyncStream<Void>
     let unlockSink: AsyncStream<Void>.Continuation
+    /// Yields a synchronized collection's directory in its folder each time its journal is opened (at unlock, or
+    /// when it is made synchronized), so the daemon watches it for other devices' journals. One consumer.
+    public nonisolated let openedSyncFolders: AsyncStream<OpenedSyncFolder>
+    let syncFolderSink: AsyncStream<OpenedSyncFolder>.Continuation
     /// The monotonic time that last-use and unlock stamps are read from.
     let usageClock: UsageClock
     let limits: ItemLimits
@@ -77,6 +81,7 @@ public actor SecretStore {
         self.syncer = syncer
         (events, eventSink) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
         (unlocks, unlockSink) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
+        (openedSyncFolders, syncFolderSink) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(64))
         self.usageClock = usageClock
         self.limits = limits
         self.clock = clock
@@ -88,6 +93,7 @@ public actor SecretStore {
     deinit {
         eventSink.finish()
         unlockSink.finish()
+        syncFolderSink.finish()
     }
 
     // MARK: - Collections

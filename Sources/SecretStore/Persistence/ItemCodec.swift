@@ -19,6 +19,10 @@ struct ItemMeta: Sendable, Equatable {
     /// The item's id in its synchronized collection's journals (docs/SYNC.md), the same on every device; `nil` until
     /// the item is first written to a journal.
     var syncItem: [UInt8]? = nil
+    /// When the item holds another device's change, merged from its journal: that change's clock and device (24
+    /// bytes), so that reopening the journals tells it from a local change the journal may lack; `nil` for a local
+    /// change.
+    var syncStamp: [UInt8]? = nil
 
     func encode() -> [UInt8] {
         var writer = ByteWriter()
@@ -45,6 +49,10 @@ struct ItemMeta: Sendable, Equatable {
             writer.u8(Self.syncItemTag)
             writer.raw(syncItem)
         }
+        if let syncStamp {
+            writer.u8(Self.syncStampTag)
+            writer.raw(syncStamp)
+        }
         writer.u64(created)
         writer.u64(modified)
         return writer.bytes
@@ -57,6 +65,9 @@ struct ItemMeta: Sendable, Equatable {
     /// The tag of the optional synchronized item id.
     static let syncItemTag: UInt8 = 3
     static let syncItemByteCount = 16
+    /// The tag of the optional stamp of a merged change.
+    static let syncStampTag: UInt8 = 4
+    static let syncStampByteCount = 24
     /// Only the content type, skipping the label and attributes before it.
     static func decodeContentType(_ bytes: UnsafeRawBufferPointer) throws(FormatError) -> String {
         var offset = 0
@@ -95,6 +106,7 @@ struct ItemMeta: Sendable, Equatable {
         var creator: String?
         var allowed: [String] = []
         var syncItem: [UInt8]?
+        var syncStamp: [UInt8]?
         var lastTag: UInt8 = 0
         // Whatever precedes the two times is optional fields.
         while reader.remaining > 16 {
@@ -107,12 +119,13 @@ struct ItemMeta: Sendable, Equatable {
             case allowedTag:
                 for _ in 0..<Int(try reader.u16()) { allowed.append(try reader.string()) }
             case syncItemTag: syncItem = try reader.raw(syncItemByteCount)
+            case syncStampTag: syncStamp = try reader.raw(syncStampByteCount)
             default: throw FormatError("unknown field \(tag) in item metadata")
             }
         }
         let meta = ItemMeta(label: label, attributes: attributes, contentType: contentType,
                             created: try reader.u64(), modified: try reader.u64(), creator: creator, allowed: allowed,
-                            syncItem: syncItem)
+                            syncItem: syncItem, syncStamp: syncStamp)
         guard reader.isAtEnd else { throw FormatError("trailing bytes in item metadata") }
         return meta
     }

@@ -78,7 +78,7 @@ extension SecretStore {
         enablingSync.insert(id)
     }
 
-    private func finishSyncEnable(of id: String, collection: SyncCollectionID, device: DeviceID, folder: String,
+    func finishSyncEnable(of id: String, collection: SyncCollectionID, device: DeviceID, folder: String,
                                   masterKey: SecretBytes) async throws(SecretServiceError) -> SyncEnabled {
         let state = try unlockedState(of: id)
         guard let keys = state.keys, let path = syncStatePath(of: id), let directory = syncDirectory else {
@@ -163,10 +163,13 @@ extension SecretStore {
             for record in opened.records { merged.merge(record) }
             link = SyncLink(state: stateFile, masterKey: masterKey, keys: syncKeys, writer: opened.writer,
                             merged: merged)
+            // What was merged from the others before, so that catching up below takes it for what it is.
+            link.followers = try resumeFollowers(of: id, link: link)
             if link.merged.deviceNames[stateFile.device] == nil {
                 descriptors.append(try link.append(.deviceName(Self.hostName())))
             }
             try publishDifferences(of: state, through: link, descriptors: &descriptors, pending: &pending)
+            try mergeArrivals(through: link, into: state, pending: &pending)
         } catch {
             descriptors.forEach { _ = Glibc.close($0) }
             // Ids given to items meanwhile are kept: they are written, and the next opening uses them.
@@ -177,20 +180,26 @@ extension SecretStore {
         }
         syncLinks[id] = link
         syncProblems[id] = nil
+        syncFolderSink.yield(OpenedSyncFolder(collection: id, directory: link.state.syncFolder.directory,
+                                              ownJournal: link.state.device.description + ".journal"))
         for write in pending { try await settle(write) }
         if let last = descriptors.popLast() {
             descriptors.forEach { _ = Glibc.close($0) }
             try await settleJournal(last, of: id)
         }
+        await saveFollowers(of: id, link: link)
         return link
     }
 
-    /// Writes to the journal each local item it does not hold as it is, giving items their synchronized id first,
-    /// and deletes what the journal holds that is gone locally.
+    /// Writes to the journal each local change it does not hold, giving items their synchronized id first, and
+    /// deletes what the merged journals hold that is gone locally. `link.merged` holds this device's journal and
+    /// what was merged from the others before (all of which the collection file holds, durably), so a difference
+    /// is a local change the journal lacks; an item holding a merged change is left to the merge.
     private func publishDifferences(of state: CollectionState, through link: SyncLink, descriptors: inout [Int32],
                                     pending: inout [PendingWrite]) throws {
         guard let vault = state.vault else { throw SecretServiceError.isLocked("the collection is locked") }
         var present: Set<SyncItemID> = []
+        var stale: [SyncItemID] = []
         for itemID in try itemIDs(in: state.id) {
             guard let stored = state.items[itemID], var meta = try openMeta(itemID, in: state) else { continue }
             if meta.syncItem == nil {
@@ -201,6 +210,15 @@ extension SecretStore {
             }
             guard let syncID = meta.syncItem.flatMap(SyncItemID.init(bytes:)) else { continue }
             present.insert(syncID)
+            link.localItems[syncID] = itemID
+            // An item that holds a merged change is as its journal has it, merged again below if the followers' state
+            // did not keep up; only local changes are published.
+            if let held = meta.syncStamp.flatMap(ChangeStamp.init(bytes:)) {
+                // Unless a later change is in the journals already merged (this device's own, written to the
+                // journal just before a crash kept it from the collection file): the item is brought up to it.
+                if let winner = link.merged.entries[syncID]?.stamp, winner > held { stale.append(syncID) }
+                continue
+            }
             let secret = try vault.openSecret(stored.sealed.secret(in: state.image), item: itemID)
             let content = SyncItemContent(meta: meta, secret: secret)
             if link.merged.entries[syncID]?.content != content {
@@ -211,6 +229,7 @@ extension SecretStore {
         where entry.content != nil && !present.contains(syncID) {
             descriptors.append(try link.append(.delete(syncID)))
         }
+        for syncID in stale { try bringLocal(syncID, to: link, in: state, pending: &pending) }
     }
 
     /// Opens a synchronized collection's journal at unlock, so that it catches up with changes a crash or a
@@ -244,8 +263,11 @@ extension SecretStore {
     // MARK: - Local changes
 
     /// Gives `meta` a synchronized id when its collection is synchronized and it has none.
+    /// A local change: the item no longer holds a merged change.
     func prepareForSync(_ meta: inout ItemMeta, link: SyncLink?) {
-        if link != nil, meta.syncItem == nil { meta.syncItem = SyncItemID.random().bytes }
+        guard link != nil else { return }
+        if meta.syncItem == nil { meta.syncItem = SyncItemID.random().bytes }
+        meta.syncStamp = nil
     }
 
     /// Appends an item's new content to the journal, in the actor step that wrote it locally.
@@ -258,6 +280,7 @@ extension SecretStore {
         guard let vault = state.vault, let stored = state.items[item] else { throw .noSuchObject("no such item") }
         do {
             let value = try secret ?? vault.openSecret(stored.sealed.secret(in: state.image), item: item)
+            link.localItems[syncID] = item
             return JournalWrite(descriptor: try link.append(.put(syncID, SyncItemContent(meta: meta, secret: value))))
         } catch {
             return try journalFailed(error, collection: collection)
@@ -268,6 +291,7 @@ extension SecretStore {
     func journalDelete(_ meta: ItemMeta?, link: SyncLink?, in collection: String) throws(SecretServiceError)
         -> JournalWrite? {
         guard let link, let syncID = meta?.syncItem.flatMap(SyncItemID.init(bytes:)) else { return nil }
+        link.localItems[syncID] = nil
         do {
             return JournalWrite(descriptor: try link.append(.delete(syncID)))
         } catch {

@@ -16,6 +16,10 @@ final class SyncLink {
     /// The records merged so far: the items as the journals say they are, to tell which local items the journal
     /// does not yet hold as they are.
     var merged: MergedCollection
+    /// The other devices' journals, as far as they were verified and merged.
+    var followers: [DeviceID: JournalFollower] = [:]
+    /// Which local item holds each synchronized item.
+    var localItems: [SyncItemID: String] = [:]
 
     init(state: SyncStateFile, masterKey: SecretBytes, keys: SyncKeys, writer: CollectionSync.JournalWriter,
          merged: MergedCollection) {
@@ -33,6 +37,12 @@ final class SyncLink {
         merged.merge(record)
         return descriptor
     }
+
+    /// Merges another device's verified record, as this device's clock must see it.
+    func merge(_ record: SyncRecord) -> MergeEffect {
+        writer.observe(record.clock)
+        return merged.merge(record)
+    }
 }
 
 /// What `coffer sync enable` made.
@@ -41,4 +51,12 @@ public struct SyncEnabled: Sendable, Equatable {
     public let collection: String
     /// This machine's device id: its journal's and wrap's names.
     public let device: String
+}
+
+/// A synchronized collection whose journal was opened, and the directory its journals are in.
+public struct OpenedSyncFolder: Sendable, Equatable {
+    public let collection: String
+    public let directory: String
+    /// The file name of this device's own journal there.
+    public let ownJournal: String
 }
