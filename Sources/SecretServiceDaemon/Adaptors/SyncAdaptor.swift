@@ -1,6 +1,7 @@
 // io.coffer.Sync
 // SPDX-License-Identifier: Apache-2.0
-// Coffer's interface for synchronized collections: making a collection synchronized through a folder.
+// Coffer's interface for synchronized collections: making a collection synchronized through a folder, and joining
+// one made on another machine.
 
 import DBusWire
 import Logging
@@ -28,6 +29,16 @@ struct SyncAdaptor {
                 return try await adaptor.enable(args.objectPath(0), password: args.secret(1), folder: args.string(2),
                                                 caller: call.caller)
             },
+            AdaptorMethod("Join", in: [
+                .init("folder", .string), .init("sync_collection", .string),
+                .init("password", SecretInterfaces.secret), .init("label", .string),
+            ], out: [
+                .init("collection", .objectPath), .init("sync_collection", .string), .init("device", .string),
+            ]) { adaptor, call in
+                let args = call.args
+                return try await adaptor.join(folder: args.string(0), collection: args.string(1),
+                                              password: args.secret(2), label: args.string(3), caller: call.caller)
+            },
         ])
 
     /// `Enable(o collection, (oayays) password, s folder) → (s sync_collection, s device)`.
@@ -41,5 +52,20 @@ struct SyncAdaptor {
             "secret.collection": "\(id)", "dbus.sender": "\(caller.rawValue)",
         ])
         return HandlerResult([.string(enabled.collection), .string(enabled.device)])
+    }
+
+    /// `Join(s folder, s sync_collection, (oayays) password, s label) → (o collection, s sync_collection, s device)`.
+    private func join(folder: String, collection: String, password: WireSecret, label: String, caller: BusName)
+        async throws(SecretServiceError) -> HandlerResult {
+        let session = try await context.session(at: password.session, caller: caller)
+        let secret = try session.decode(password).value
+        let (id, enabled) = try await context.store.joinSync(folder: folder,
+                                                             collection: collection.isEmpty ? nil : collection,
+                                                             password: secret, label: label)
+        context.logger.notice("a synchronized collection was joined", metadata: [
+            "secret.collection": "\(id)", "dbus.sender": "\(caller.rawValue)",
+        ])
+        return HandlerResult([.objectPath(SecretObjectPath.collection(id).objectPath), .string(enabled.collection),
+                              .string(enabled.device)])
     }
 }

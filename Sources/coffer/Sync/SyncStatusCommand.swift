@@ -12,10 +12,10 @@ struct Sync: AsyncParsableCommand {
         discussion: """
             A synchronized collection lives in a folder that a sync engine (Syncthing, Nextcloud, a network share) \
             carries between machines: one journal per device, sealed with the collection's keys. cofferd writes \
-            each change of a synchronized collection to its own journal; it does not yet read the other devices' \
-            journals. See docs/SYNC.md.
+            each change of a synchronized collection to its own journal and merges the other devices' journals \
+            as they arrive. See docs/SYNC.md.
             """,
-        subcommands: [SyncEnable.self, SyncStatus.self])
+        subcommands: [SyncEnable.self, SyncJoin.self, SyncStatus.self])
 }
 
 struct SyncStatus: CofferCommand {
