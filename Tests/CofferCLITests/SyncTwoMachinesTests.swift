@@ -102,6 +102,18 @@ struct SyncTwoMachinesTests {
             try await second.waitForLog(containing: "set aside")
             #expect(try await lookup(secondClients, "carol") == "")
             #expect(try await lookup(secondClients, "bob") == "b0b")
+
+            // coffer sync status shows it, also once a whole copy arrives: nothing more of that journal is taken.
+            try carry(firstFolder, to: secondFolder, own: secondDevice)
+            let (status, report) = try await secondCoffer.json(["sync", "status", secondFolder, "--daemon", "--json"])
+            #expect(status.status == 0, "\(status.stderr)")
+            let collection = try #require(((report as? [String: Any])?["collections"] as? [[String: Any]])?.first)
+            #expect(collection["keychain"] as? String == shared.split(separator: "/").last.map(String.init))
+            let devices = try #require(collection["devices"] as? [[String: Any]])
+            let tampered = devices.first { $0["id"] as? String == firstDevice }
+            #expect((tampered?["setAsideByCofferd"] as? String)?.isEmpty == false, "\(devices)")
+            #expect(devices.first { $0["id"] as? String == secondDevice }?["setAsideByCofferd"] == nil)
+            #expect(try await lookup(secondClients, "carol") == "")
         } catch {
             Issue.record("first cofferd's log:\n\(first.log())\nsecond cofferd's log:\n\(second.log())")
             await first.kill()

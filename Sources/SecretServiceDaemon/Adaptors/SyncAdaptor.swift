@@ -39,6 +39,11 @@ struct SyncAdaptor {
                 return try await adaptor.join(folder: args.string(0), collection: args.string(1),
                                               password: args.secret(2), label: args.string(3), caller: call.caller)
             },
+            AdaptorMethod("SetAside", in: [.init("sync_collection", .string)], out: [
+                .init("collection", .string), .init("journals", .dictionary(key: .string, value: .string)),
+            ]) { adaptor, call in
+                try await adaptor.setAside(call.args.string(0))
+            },
         ])
 
     /// `Enable(o collection, (oayays) password, s folder) → (s sync_collection, s device)`.
@@ -52,6 +57,15 @@ struct SyncAdaptor {
             "secret.collection": "\(id)", "dbus.sender": "\(caller.rawValue)",
         ])
         return HandlerResult([.string(enabled.collection), .string(enabled.device)])
+    }
+
+    /// `SetAside(s sync_collection) → (s collection, a{ss} journals)`.
+    private func setAside(_ syncCollection: String) async throws(SecretServiceError) -> HandlerResult {
+        guard let found = await context.store.setAsideJournals(inSyncCollection: syncCollection) else {
+            throw .noSuchObject("no unlocked collection is synchronized as that collection")
+        }
+        let entries = found.journals.sorted { $0.key < $1.key }.map { DictEntry(.string($0.key), .string($0.value)) }
+        return HandlerResult([.string(found.collection), .dictionary(key: .string, value: .string, entries)])
     }
 
     /// `Join(s folder, s sync_collection, (oayays) password, s label) → (o collection, s sync_collection, s device)`.

@@ -151,6 +151,15 @@ extension SecretStore {
         }
     }
 
+    /// The unlocked local collection synchronized as `syncCollection` (32 hex digits), with the journals it set
+    /// aside; `nil` when there is none.
+    public func setAsideJournals(inSyncCollection syncCollection: String) -> (collection: String,
+                                                                              journals: [String: String])? {
+        guard let (id, _) = syncLinks.first(where: { $0.value.state.collection.description == syncCollection })
+        else { return nil }
+        return (id, setAsideJournals(of: id))
+    }
+
     /// The journals set aside, with the reason, by device; empty while the collection is locked.
     public func setAsideJournals(of id: String) -> [String: String] {
         guard let link = syncLinks[id] else { return [:] }

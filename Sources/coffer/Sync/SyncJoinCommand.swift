@@ -72,3 +72,24 @@ extension SecretService {
         return (path, id, device)
     }
 }
+
+extension SecretService {
+    /// `io.coffer.Sync.SetAside(s sync_collection) → (s collection, a{ss} journals)`, or `nil` when cofferd holds
+    /// no unlocked collection synchronized as `collection`.
+    func syncSetAside(_ collection: String) async throws -> (keychain: String, journals: [String: String])? {
+        let body: [DBusValue]
+        do {
+            body = try await callServiceObject(SecretServiceNames.syncInterface, "SetAside", [.string(collection)])
+        } catch SecretServiceError.noSuchObject {
+            return nil
+        }
+        guard body.count == 2, let keychain = body[0].string, case .dictionary(_, _, let entries) = body[1] else {
+            throw SecretServiceClientError.unexpectedReply("SetAside returned an unexpected reply")
+        }
+        var journals: [String: String] = [:]
+        for entry in entries {
+            if let device = entry.key.string, let reason = entry.value.string { journals[device] = reason }
+        }
+        return (keychain, journals)
+    }
+}
