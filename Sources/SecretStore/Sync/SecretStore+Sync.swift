@@ -1,127 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
-// Synchronized collections (docs/SYNC.md): enabling, and writing every local change to this device's journal.
+// Synchronized collections (docs/SYNC.md): the link between an unlocked collection and its folder, opened and
+// brought level with the collection.
 
 #if canImport(Glibc)
 import Glibc
 #endif
 import CollectionSync
 import Logging
-public import SecretCrypto
-public import SecretServiceProtocol
+import SecretCrypto
+import SecretServiceProtocol
 
 extension SecretStore {
-    /// Makes a persistent collection synchronized through `folder`: a new synchronized collection id, device id and
-    /// master key; the master key wrapped with the collection's password in the folder (so another machine can
-    /// join with the password); the ids and the sealed master key in the data directory; then every item written
-    /// to this device's new journal. From then on every change of the collection's items is appended to the journal
-    /// and synced before it is acknowledged.
-    /// - Parameters:
-    ///   - password: the collection's password; it unlocks a locked collection and is what the wrap opens with.
-    ///   - folder: an existing directory, absolute, that a sync engine carries between machines.
-    /// - Throws: `denied` for a wrong password; `invalidArgs` for a collection kept in memory, one already
-    ///   synchronized, or a folder that is not an absolute path to a directory; `failed` when a file cannot be
-    ///   written (nothing is enabled then).
-    public nonisolated func enableSync(of id: String, password: SecretBytes, folder: String) async
-        throws(SecretServiceError) -> SyncEnabled {
-        try await checkSyncEnable(of: id, folder: folder)
-        let enabled: SyncEnabled
-        do {
-            enabled = try await enableSyncChecked(of: id, password: password, folder: folder)
-        } catch {
-            await endSyncEnable(of: id)
-            throw error
-        }
-        await endSyncEnable(of: id)
-        return enabled
-    }
-
-    private nonisolated func enableSyncChecked(of id: String, password: SecretBytes, folder: String) async
-        throws(SecretServiceError) -> SyncEnabled {
-        let opened = try await collectionInfo(id, countingItemTimes: false).isLocked
-            ? try await unlock(id, password: password) : try await checkPassword(of: id, password)
-        guard opened else { throw .denied("the password does not open this collection") }
-        let collection = SyncCollectionID.random()
-        let device = DeviceID.random()
-        let parameters = keyDerivation
-        let masterKey = try await offTheCallersExecutor { () throws(SecretServiceError) -> SecretBytes in
-            do {
-                let masterKey = try SecureRandom.secretBytes(count: AES256GCM.keyByteCount)
-                let keys = try SyncKeys(masterKey: masterKey, collection: collection)
-                let clock = HybridTimestamp(milliseconds: HybridLogicalClock.systemMilliseconds(), counter: 0)
-                let wrap = try PasswordWrap.make(masterKey: masterKey, password: password, keys: keys, device: device,
-                                                 clock: clock, parameters: parameters)
-                try SyncFolder(root: folder, collection: collection).store(wrap)
-                return masterKey
-            } catch {
-                throw .failed("the sync folder could not be set up: \(error)")
-            }
-        }
-        return try await finishSyncEnable(of: id, collection: collection, device: device, folder: folder,
-                                          masterKey: masterKey)
-    }
-
-    private func endSyncEnable(of id: String) {
-        enablingSync.remove(id)
-    }
-
-    private func checkSyncEnable(of id: String, folder: String) throws(SecretServiceError) {
-        guard try state(of: id).file != nil else {
-            throw .invalidArgs("only a collection kept in a file (with a password) can be synchronized")
-        }
-        guard try readSyncState(of: id) == nil, !enablingSync.contains(id) else {
-            throw .invalidArgs("the collection is already synchronized")
-        }
-        var info = stat()
-        guard folder.hasPrefix("/"), stat(folder, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
-            throw .invalidArgs("the sync folder must be an existing directory, named by its absolute path")
-        }
-        enablingSync.insert(id)
-    }
-
-    func finishSyncEnable(of id: String, collection: SyncCollectionID, device: DeviceID, folder: String,
-                                  masterKey: SecretBytes) async throws(SecretServiceError) -> SyncEnabled {
-        let state = try unlockedState(of: id)
-        guard let keys = state.keys, let path = syncStatePath(of: id), let directory = syncDirectory else {
-            throw .invalidArgs("only a collection kept in a file (with a password) can be synchronized")
-        }
-        let file: SyncStateFile
-        do {
-            file = try SyncStateFile.make(collection: collection, device: device, folder: folder,
-                                          masterKey: masterKey, localMaster: keys.master, localID: id)
-            try POSIXFile.ensureDirectory(directory)
-        } catch {
-            throw .failed("the sync state could not be made: \(error)")
-        }
-        if case .failed(let reason) = await syncer.replace(path, with: file.encode(), directory: directory) {
-            throw .failed("the sync state could not be saved: \(reason)")
-        }
-        logger.notice("collection synchronized", metadata: ["secret.collection": "\(id)", "sync.folder": "\(folder)",
-                                                            "sync.collection": "\(collection)", "sync.device": "\(device)"])
-        _ = try await syncLink(for: id)
-        return SyncEnabled(collection: collection.description, device: device.description)
-    }
-
-    /// Takes the `sync-folder` settings: a collection named there is made synchronized through its folder at its
-    /// next unlock with its password (the password wrap needs it), and one already synchronized finds its
-    /// journals in the folder named there (a folder the engine moved).
-    public func configureSyncFolders(_ folders: [String: String]) {
-        configuredSyncFolders = folders
-    }
-
-    /// Enables a collection the settings name, after an unlock with its password; failures are logged (the unlock
-    /// stands).
-    nonisolated func enableConfiguredSync(of id: String, password: SecretBytes) async {
-        guard let folder = await configuredSyncFolders[id], (try? await readSyncState(of: id)) ?? nil == nil,
-              await !enablingSync.contains(id)
-        else { return }
-        do {
-            _ = try await enableSync(of: id, password: password, folder: folder)
-        } catch {
-            logger.error("the collection could not be synchronized through its sync-folder",
-                         metadata: ["secret.collection": "\(id)", "sync.folder": "\(folder)", "error": "\(error)"])
-        }
-    }
-
     // MARK: - The link
 
     var syncDirectory: String? { directory.map { $0 + "/" + SyncStateFile.directoryName } }
@@ -260,111 +149,9 @@ extension SecretStore {
         }
     }
 
-    // MARK: - Local changes
-
-    /// Gives `meta` a synchronized id when its collection is synchronized and it has none.
-    /// A local change: the item no longer holds a merged change.
-    func prepareForSync(_ meta: inout ItemMeta, link: SyncLink?) {
-        guard link != nil else { return }
-        if meta.syncItem == nil { meta.syncItem = SyncItemID.random().bytes }
-        meta.syncStamp = nil
-    }
-
-    /// Appends an item's new content to the journal, in the actor step that wrote it locally.
-    /// - Parameter secret: the new secret, or `nil` when it did not change (it is then read back).
-    /// - Returns: the descriptor to pass to ``settle(_:journal:)``; `nil` when the collection is not synchronized.
-    func journalPut(_ item: String, meta: ItemMeta, secret: SecretBytes?, link: SyncLink?, in collection: String)
-        throws(SecretServiceError) -> JournalWrite? {
-        guard let link, let syncID = meta.syncItem.flatMap(SyncItemID.init(bytes:)) else { return nil }
-        let state = try unlockedState(of: collection)
-        guard let vault = state.vault, let stored = state.items[item] else { throw .noSuchObject("no such item") }
-        do {
-            let value = try secret ?? vault.openSecret(stored.sealed.secret(in: state.image), item: item)
-            link.localItems[syncID] = item
-            return JournalWrite(descriptor: try link.append(.put(syncID, SyncItemContent(meta: meta, secret: value))))
-        } catch {
-            return try journalFailed(error, collection: collection)
-        }
-    }
-
-    /// Appends a deletion to the journal, in the actor step that wrote it locally.
-    func journalDelete(_ meta: ItemMeta?, link: SyncLink?, in collection: String) throws(SecretServiceError)
-        -> JournalWrite? {
-        guard let link, let syncID = meta?.syncItem.flatMap(SyncItemID.init(bytes:)) else { return nil }
-        link.localItems[syncID] = nil
-        do {
-            return JournalWrite(descriptor: try link.append(.delete(syncID)))
-        } catch {
-            return try journalFailed(error, collection: collection)
-        }
-    }
-
-    /// The local change stands (it is written, and memory holds it); the journal does not hold it. The link is
-    /// dropped, so the next change opens the journal again and writes what it lacks.
-    private func journalFailed(_ error: any Error, collection: String) throws(SecretServiceError) -> JournalWrite? {
-        syncLinks[collection] = nil
-        syncProblems[collection] = "\(error)"
-        logger.error("a change could not be written to the sync journal",
-                     metadata: ["secret.collection": "\(collection)", "error": "\(error)"])
-        return JournalWrite(failure: "\(error)")
-    }
-
-    /// What a journal append left to wait for.
-    struct JournalWrite {
-        var descriptor: Int32 = -1
-        var failure: String?
-    }
-
-    /// ``settle(_:)`` for the collection's file and the journal together: both syncs are queued at once (one round
-    /// of the sync thread usually takes both), and the change is acknowledged when both are durable.
-    func settle(_ pending: PendingWrite?, journal: JournalWrite?, of collection: String) async
-        throws(SecretServiceError) {
-        guard let journal else { return try await settle(pending) }
-        if let failure = journal.failure {
-            try await settle(pending)
-            throw .failed("the change was saved here but not in the sync folder: \(failure)")
-        }
-        let syncer = self.syncer
-        async let journalResult = syncer.sync(journal.descriptor)
-        do {
-            try await settle(pending)
-        } catch {
-            _ = await journalResult
-            throw error
-        }
-        try checkJournalSync(await journalResult, of: collection)
-    }
-
-    private func settleJournal(_ descriptor: Int32, of collection: String) async throws(SecretServiceError) {
-        try checkJournalSync(await syncer.sync(descriptor), of: collection)
-    }
-
-    private func checkJournalSync(_ result: Int32, of collection: String) throws(SecretServiceError) {
-        guard result != 0 else { return }
-        // What the journal holds is unknown now: reopening verifies it and writes again what it lacks.
-        syncLinks[collection] = nil
-        let reason = "\(StorageError("cannot sync", "the sync journal", errno: result))"
-        syncProblems[collection] = reason
-        throw .failed("the change was saved here but not in the sync folder: \(reason)")
-    }
-
-    /// Forgets a deleted collection's link and state (the folder keeps the journals: other devices still read them).
-    func forgetSync(of id: String) {
-        syncLinks[id] = nil
-        syncProblems[id] = nil
-        if let path = syncStatePath(of: id) { unlink(path) }
-    }
-
     static func hostName() -> String {
         var buffer = [CChar](repeating: 0, count: 256)
         guard gethostname(&buffer, buffer.count - 1) == 0 else { return "unknown" }
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
-}
-
-extension SyncItemContent {
-    init(meta: ItemMeta, secret: SecretBytes) {
-        self.init(label: meta.label, attributes: meta.attributes, contentType: meta.contentType, secret: secret,
-                  created: meta.created, modified: meta.modified)
     }
 }

@@ -3,8 +3,8 @@
 
 import CollectionSync
 import Logging
-public import SecretCrypto
-public import SecretServiceProtocol
+import SecretCrypto
+import SecretServiceProtocol
 
 extension SecretStore {
     /// Reads what is new in the other devices' journals of an unlocked synchronized collection and merges it, with
@@ -185,66 +185,5 @@ extension ChangeStamp {
         else { return nil }
         let packed = bytes[..<8].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
         self.init(clock: HybridTimestamp(packed: packed), device: device)
-    }
-}
-
-extension SecretStore {
-    /// Joins a synchronized collection made on another machine: opens the newest password wrap in the folder that
-    /// `password` opens, makes a local collection with the same password, and merges every journal into it. From
-    /// then on the collection is unlocked like any other (its own key slots); the folder's password is not asked
-    /// again.
-    /// - Parameters:
-    ///   - folder: the folder the sync engine carries, an absolute path.
-    ///   - collection: the synchronized collection's id, when the folder holds more than one.
-    ///   - label: the local collection's name (the folder holds none).
-    /// - Returns: the local collection's id and the synchronized ids.
-    /// - Throws: `denied` when the password opens no wrap; `invalidArgs` for a folder holding no or several
-    ///   collections (without `collection`), or one already joined here; `failed`.
-    public nonisolated func joinSync(folder: String, collection: String?, password: SecretBytes, label: String) async
-        throws(SecretServiceError) -> (id: String, enabled: SyncEnabled) {
-        guard folder.hasPrefix("/") else { throw .invalidArgs("the sync folder must be named by its absolute path") }
-        let found: [SyncCollectionID]
-        do { found = try SyncFolder.collections(in: folder) } catch {
-            throw .invalidArgs("the sync folder cannot be read: \(error)")
-        }
-        let chosen: SyncCollectionID
-        if let collection {
-            guard let id = SyncIdentifier(hex: collection), found.contains(id) else {
-                throw .invalidArgs("no synchronized collection \(collection) in \(folder)")
-            }
-            chosen = id
-        } else {
-            guard found.count == 1, let only = found.first else {
-                throw .invalidArgs(found.isEmpty ? "no synchronized collection in \(folder)"
-                    : "\(folder) holds \(found.count) synchronized collections; name one")
-            }
-            chosen = only
-        }
-        try await checkNotJoined(chosen)
-        let syncFolder = SyncFolder(root: folder, collection: chosen)
-        let masterKey = try await offTheCallersExecutor { () throws(SecretServiceError) -> SecretBytes in
-            let wraps: [PasswordWrap]
-            do { wraps = try syncFolder.wraps() } catch { throw .failed("the wraps cannot be read: \(error)") }
-            for wrap in wraps {
-                if let key = try? wrap.unwrap(password: password) { return key }
-            }
-            throw .denied("the password opens no wrap of this synchronized collection")
-        }
-        let (id, _) = try await createCollection(label: label, alias: "", password: password)
-        do {
-            let enabled = try await finishSyncEnable(of: id, collection: chosen, device: .random(), folder: folder,
-                                                     masterKey: masterKey)
-            return (id, enabled)
-        } catch {
-            // Nothing joined: the new, empty collection goes rather than stay half made.
-            try? await deleteCollection(id)
-            throw error
-        }
-    }
-
-    private func checkNotJoined(_ collection: SyncCollectionID) throws(SecretServiceError) {
-        for id in collections.keys where (try? readSyncState(of: id))??.collection == collection {
-            throw .invalidArgs("the synchronized collection is already here, as \(id)")
-        }
     }
 }
