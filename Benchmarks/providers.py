@@ -60,6 +60,7 @@ class Instance:
         waiter = subprocess.Popen([client, "coldstart" if n > 0 else "waitname", "1", str(max(n, 1))], env=self.env,
                                   stdout=subprocess.PIPE, text=True)
         started = time.monotonic_ns()
+        self.provider.prepare(self.home)
         self.process = subprocess.Popen(self.provider.command(unlock), env=self.env, stdin=subprocess.PIPE,
                                         stdout=self.log, stderr=self.log, cwd=self.root)
         if self.provider.reads_password:
@@ -130,6 +131,9 @@ class Provider:
     def data_dir(self, home):
         return None
 
+    def prepare(self, home):
+        """Writes what the provider needs in `home` before each start (templates are copied to other places)."""
+
     def cached_template(self, scratch, tag, n, log, how, prepare):
         """The HOME under scratch/templates holding the N-item state; `prepare(instance)` makes it the first time."""
         path = os.path.join(scratch, "templates", f"{self.name}-{n}-{tag}")
@@ -183,6 +187,27 @@ class Cofferd(Provider):
                 instance.stop()
 
         return self.cached_template(scratch, version, n, log, "stores through the client", fill)
+
+
+class CofferdSync(Cofferd):
+    """cofferd whose login collection is synchronized through a folder in its HOME (docs/SYNC.md): each change is
+    also appended to the device's journal and synced with the collection file. The template is cofferd's own N
+    items; the first start of each run makes login synchronized (its unlock with the password writes every item to
+    the journal), so its cold start is not comparable with cofferd's."""
+
+    def __init__(self, binary):
+        super().__init__(binary, name="cofferd-sync")
+
+    @staticmethod
+    def folder(home):
+        return os.path.join(home, "Sync")
+
+    def prepare(self, home):
+        os.makedirs(self.folder(home), exist_ok=True)
+        config = os.path.join(home, ".config", "coffer")
+        os.makedirs(config, exist_ok=True)
+        with open(os.path.join(config, "cofferd.conf"), "w") as f:
+            f.write(f"[collection login]\nsync-folder = {self.folder(home)}\n")
 
 
 class GnomeKeyring(Provider):

@@ -11,8 +11,8 @@ import SecretStore
 /// merge a collection's other journals whenever a journal file in its directory is written, renamed into place
 /// or removed. The store merges only unlocked collections; what arrives while one is locked is merged at its unlock.
 ///
-/// One inotify descriptor for the daemon's life; a thread of its own blocks reading it (``InotifyReader``). The
-/// watch table belongs to this actor.
+/// One inotify descriptor while the daemon runs; a thread of its own waits on it (``InotifyReader``). The watch
+/// table belongs to this actor.
 actor SyncFolderWatcher {
     private let store: SecretStore
     private let logger: Logger
@@ -52,6 +52,7 @@ actor SyncFolderWatcher {
             await group.next()
             group.cancelAll()
         }
+        reader.stop()
     }
 
     private func watch(_ opened: OpenedSyncFolder) {
@@ -84,29 +85,57 @@ struct JournalChange: Sendable, Equatable {
 /// than `*.journal` (an engine's temporary files, wraps) wake nobody.
 final class InotifyReader: Sendable {
     let descriptor: Int32
+    /// A socket pair: ``stop()`` sends on `wakeWriter` and closes it, which wakes the thread; the thread closes the
+    /// rest and ends. A socket, so that a send after the thread is gone fails instead of raising SIGPIPE.
+    private let wakeReader: Int32
+    private let wakeWriter: Int32
 
     init?() {
+        var ends: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0 else {
+            return nil
+        }
         descriptor = inotify_init1(Int32(IN_CLOEXEC))
-        guard descriptor >= 0 else { return nil }
+        (wakeReader, wakeWriter) = (ends[0], ends[1])
+        guard descriptor >= 0 else {
+            for end in ends { Glibc.close(end) }
+            return nil
+        }
     }
 
-    /// Starts the reading thread; it lives as long as the process (the daemon watches for its whole life).
+    /// Starts the reading thread, which runs until ``stop()``.
     func start() -> AsyncStream<JournalChange> {
         let (stream, continuation) = AsyncStream.makeStream(of: JournalChange.self, bufferingPolicy: .unbounded)
-        let descriptor = descriptor
+        let (descriptor, wake) = (descriptor, wakeReader)
         DetachedThread.start {
             var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+            var watched = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0),
+                           pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
             while true {
+                watched[0].revents = 0
+                watched[1].revents = 0
+                if poll(&watched, 2, -1) < 0 {
+                    if errno == EINTR { continue }
+                    break
+                }
+                if watched[1].revents != 0 { break }
                 let count = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
                 if count < 0 && errno == EINTR { continue }
                 guard count > 0 else { break }
-                for change in Self.journalChanges(in: buffer[..<count]) {
-                    if case .terminated = continuation.yield(change) { return }
-                }
+                for change in Self.journalChanges(in: buffer[..<count]) { continuation.yield(change) }
             }
             continuation.finish()
+            Glibc.close(descriptor)
+            Glibc.close(wake)
         }
         return stream
+    }
+
+    /// Ends the thread (once; the watcher calls it when it stops).
+    func stop() {
+        var byte: UInt8 = 1
+        _ = Glibc.send(wakeWriter, &byte, 1, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+        Glibc.close(wakeWriter)
     }
 
     /// The events in `bytes` that name a journal, each once: `struct inotify_event` is a watch (i32), a mask, a
