@@ -44,8 +44,6 @@ public actor SecretStore {
     var heldSlotKeys: [String: [UInt32: SlotKey]] = [:]
     /// Synchronized collections' links to their folders, while unlocked (docs/SYNC.md; Sync/SecretStore+Sync.swift).
     var syncLinks: [String: SyncLink] = [:]
-    /// Why a synchronized collection's journal could not be written the last time it was tried, by collection.
-    var syncProblems: [String: String] = [:]
     /// Collections being made synchronized, so two requests cannot both make one so.
     var enablingSync: Set<String> = []
     /// The `sync-folder` settings, by collection.

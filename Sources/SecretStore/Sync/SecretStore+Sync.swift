@@ -30,10 +30,11 @@ extension SecretStore {
     }
 
     /// The unlocked collection's link to its folder, opened when missing; `nil` for a collection that is not
-    /// synchronized. Opening verifies this device's journal, cuts off a torn last record, and brings the journal
-    /// level with the collection: every item the journal does not hold as it is now (changed while a write to the
-    /// folder failed, or before a crash between the two writes) is written again, and every item it holds that
-    /// is gone is deleted.
+    /// synchronized. Opening verifies this device's journal (cutting off a torn last record), verifies again the part
+    /// of each other journal merged before, brings this device's journal level with the collection (every local
+    /// change it lacks, after a failed write or a crash between the two writes, is written again, and every item
+    /// gone here is deleted), then merges what is new in the other journals. The reading and verifying happen on the
+    /// store's thread, once per unlock; the appends are synced off it.
     /// - Throws: `failed` when the journal cannot be opened or written: the caller changes nothing.
     func syncLink(for id: String) async throws(SecretServiceError) -> SyncLink? {
         if let link = syncLinks[id] { return link }
@@ -63,12 +64,10 @@ extension SecretStore {
             descriptors.forEach { _ = Glibc.close($0) }
             // Ids given to items meanwhile are kept: they are written, and the next opening uses them.
             for write in pending { try? await settle(write) }
-            syncProblems[id] = "\(error)"
             if let error = error as? SecretServiceError { throw error }
             throw .failed("the collection's sync journal cannot be written: \(error)")
         }
         syncLinks[id] = link
-        syncProblems[id] = nil
         syncFolderSink.yield(OpenedSyncFolder(collection: id, directory: link.state.syncFolder.directory,
                                               ownJournal: link.state.device.description + ".journal"))
         for write in pending { try await settle(write) }
@@ -143,7 +142,6 @@ extension SecretStore {
             let resealed = try state.resealed(localMaster: old, to: new, localID: id)
             try POSIXFile.replace(path, with: resealed.encode(), directory: directory)
         } catch {
-            syncProblems[id] = "\(error)"
             logger.error("the sync state could not be sealed under the new keys",
                          metadata: ["secret.collection": "\(id)", "error": "\(error)"])
         }

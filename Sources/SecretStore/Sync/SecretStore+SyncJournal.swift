@@ -54,7 +54,6 @@ extension SecretStore {
     /// dropped, so the next change opens the journal again and writes what it lacks.
     private func journalFailed(_ error: any Error, collection: String) throws(SecretServiceError) -> JournalWrite? {
         syncLinks[collection] = nil
-        syncProblems[collection] = "\(error)"
         logger.error("a change could not be written to the sync journal",
                      metadata: ["secret.collection": "\(collection)", "error": "\(error)"])
         return JournalWrite(failure: "\(error)")
@@ -95,14 +94,12 @@ extension SecretStore {
         // What the journal holds is unknown now: reopening verifies it and writes again what it lacks.
         syncLinks[collection] = nil
         let reason = "\(StorageError("cannot sync", "the sync journal", errno: result))"
-        syncProblems[collection] = reason
         throw .failed("the change was saved here but not in the sync folder: \(reason)")
     }
 
     /// Forgets a deleted collection's link and state (the folder keeps the journals: other devices still read them).
     func forgetSync(of id: String) {
         syncLinks[id] = nil
-        syncProblems[id] = nil
         if let path = syncStatePath(of: id) { unlink(path) }
     }
 }

@@ -21,7 +21,6 @@ extension SecretStore {
         } catch {
             // Memory and the merged state may disagree now: the next opening rebuilds both from the files.
             syncLinks[id] = nil
-            syncProblems[id] = "\(error)"
             logger.error("merging other devices' changes failed", metadata: ["secret.collection": "\(id)",
                                                                             "error": "\(error)"])
         }
