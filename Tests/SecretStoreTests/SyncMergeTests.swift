@@ -10,12 +10,14 @@ import Testing
 
 /// Two data directories and two folders; ``carry(_:to:)`` plays the sync engine.
 struct TwoMachines {
-    let first = try! ScratchDirectory()
-    let second = try! ScratchDirectory()
+    let first: ScratchDirectory
+    let second: ScratchDirectory
     var firstFolder: String { first.path + "-folder" }
     var secondFolder: String { second.path + "-folder" }
 
     init() throws {
+        first = try ScratchDirectory()
+        second = try ScratchDirectory()
         for folder in [firstFolder, secondFolder] {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         }

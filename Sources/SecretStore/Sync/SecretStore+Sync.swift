@@ -91,7 +91,7 @@ extension SecretStore {
         for itemID in try itemIDs(in: state.id) {
             guard let stored = state.items[itemID], var meta = try openMeta(itemID, in: state) else { continue }
             if meta.syncItem == nil {
-                meta.syncItem = SyncItemID.random().bytes
+                meta.syncItem = Self.newSyncItemID()
                 let collectionModified = state.modified
                 if let write = try write(stored, meta: meta, secret: nil, in: state) { pending.append(write) }
                 collections[state.id]?.modified = collectionModified

@@ -14,10 +14,16 @@ extension SecretStore {
     // MARK: - Local changes
 
     /// Gives `meta` a synchronized id when its collection is synchronized and it has none.
+    /// A new item's synchronized id: unique, not secret, so from libgcrypt's nonce generator, which does not stir
+    /// the entropy pool on every call as the strong one does (one per created item).
+    static func newSyncItemID() -> [UInt8] {
+        SecureRandom.nonce(count: SyncIdentifier.byteCount)
+    }
+
     /// A local change: the item no longer holds a merged change.
     func prepareForSync(_ meta: inout ItemMeta, link: SyncLink?) {
         guard link != nil else { return }
-        if meta.syncItem == nil { meta.syncItem = SyncItemID.random().bytes }
+        if meta.syncItem == nil { meta.syncItem = Self.newSyncItemID() }
         meta.syncStamp = nil
     }
 
@@ -66,7 +72,7 @@ extension SecretStore {
     }
 
     /// ``settle(_:)`` for the collection's file and the journal together: both syncs are queued at once (one round
-    /// of the sync thread usually takes both), and the change is acknowledged when both are durable.
+    /// of the sync thread takes both), and the change is acknowledged when both are durable.
     func settle(_ pending: PendingWrite?, journal: JournalWrite?, of collection: String) async
         throws(SecretServiceError) {
         guard let journal else { return try await settle(pending) }
@@ -74,15 +80,8 @@ extension SecretStore {
             try await settle(pending)
             throw .failed("the change was saved here but not in the sync folder: \(failure)")
         }
-        let syncer = self.syncer
-        async let journalResult = syncer.sync(journal.descriptor)
-        do {
-            try await settle(pending)
-        } catch {
-            _ = await journalResult
-            throw error
-        }
-        try checkJournalSync(await journalResult, of: collection)
+        let results = try await settle(pending, alongWith: [journal.descriptor])
+        try checkJournalSync(results.first ?? 0, of: collection)
     }
 
     func settleJournal(_ descriptor: Int32, of collection: String) async throws(SecretServiceError) {
