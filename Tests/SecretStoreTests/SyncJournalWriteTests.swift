@@ -145,6 +145,28 @@ struct SyncJournalWriteTests {
         #expect(reader.itemsByLabel == ["before": "old", "after": "x"])
     }
 
+    @Test("a folder moved and named in the settings is where the journal is written after a restart")
+    func movedFolder() async throws {
+        let dir = try ScratchDirectory()
+        let (store, folder) = try await Self.setUp(dir)
+        let moved = folder + "-moved"
+        defer {
+            try? FileManager.default.removeItem(atPath: folder)
+            try? FileManager.default.removeItem(atPath: moved)
+        }
+        let enabled = try await store.enableSync(of: "login", password: password("pw"), folder: folder)
+        try FileManager.default.moveItem(atPath: folder, toPath: moved)
+        let restarted = try await dir.store()
+        await restarted.configureSyncFolders(["login": moved])
+        #expect(try await restarted.unlock("login", password: password("pw")))
+        _ = try await restarted.createItem(in: "login", label: "after the move", attributes: [:], secret: secret("m"),
+                                           replace: false)
+        var reader = try FolderReader(root: moved, enabled: enabled, password: "pw")
+        _ = try reader.newRecords()
+        #expect(reader.itemsByLabel == ["before": "old", "after the move": "m"])
+        #expect(!FileManager.default.fileExists(atPath: folder))
+    }
+
     @Test("a wrong password, a relative folder or a second enable is refused, and the folder stays empty")
     func refusals() async throws {
         let dir = try ScratchDirectory()

@@ -40,12 +40,14 @@ extension SecretStore {
         if let link = syncLinks[id] { return link }
         let state = try unlockedState(of: id)
         guard let keys = state.keys, var stateFile = try readSyncState(of: id) else { return nil }
-        if let configured = configuredSyncFolders[id] { stateFile.folder = configured }
         let link: SyncLink
         var descriptors: [Int32] = []
         var pending: [PendingWrite] = []
         do {
             let masterKey = try stateFile.masterKey(localMaster: keys.master, localID: id)
+            // The folder named in the settings wins over the one recorded (the engine's folder moved); the recorded
+            // one is part of what the master key is sealed with, so it is replaced only now.
+            if let configured = configuredSyncFolders[id] { stateFile.folder = configured }
             let syncKeys = try SyncKeys(masterKey: masterKey, collection: stateFile.collection)
             let opened = try CollectionSync.JournalWriter.open(folder: stateFile.syncFolder, device: stateFile.device,
                                                                keys: syncKeys)
@@ -63,14 +65,14 @@ extension SecretStore {
         } catch {
             descriptors.forEach { _ = Glibc.close($0) }
             // Ids given to items meanwhile are kept: they are written, and the next opening uses them.
-            for write in pending { try? await settle(write) }
+            try? await settleAll(pending)
             if let error = error as? SecretServiceError { throw error }
             throw .failed("the collection's sync journal cannot be written: \(error)")
         }
         syncLinks[id] = link
         syncFolderSink.yield(OpenedSyncFolder(collection: id, directory: link.state.syncFolder.directory,
                                               ownJournal: link.state.device.description + ".journal"))
-        for write in pending { try await settle(write) }
+        try await settleAll(pending)
         if let last = descriptors.popLast() {
             descriptors.forEach { _ = Glibc.close($0) }
             try await settleJournal(last, of: id)

@@ -84,6 +84,14 @@ extension SecretStore {
         try checkJournalSync(results.first ?? 0, of: collection)
     }
 
+    /// Settles many writes to one collection file (merging, catching up) with one sync: syncing the file covers
+    /// every record appended before, so only the last write's descriptor is synced and its generation recorded.
+    func settleAll(_ pending: [PendingWrite]) async throws(SecretServiceError) {
+        guard let last = pending.last else { return }
+        for write in pending.dropLast() { _ = Glibc.close(write.handle) }
+        try await settle(last)
+    }
+
     func settleJournal(_ descriptor: Int32, of collection: String) async throws(SecretServiceError) {
         try checkJournalSync(await syncer.sync(descriptor), of: collection)
     }

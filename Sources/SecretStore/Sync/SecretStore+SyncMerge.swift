@@ -25,7 +25,7 @@ extension SecretStore {
                                                                             "error": "\(error)"])
         }
         do {
-            for write in pending { try await settle(write) }
+            try await settleAll(pending)
         } catch {
             logger.error("a merged change could not be saved", metadata: ["secret.collection": "\(id)",
                                                                           "error": "\(error)"])
