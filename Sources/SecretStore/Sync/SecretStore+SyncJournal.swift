@@ -107,7 +107,7 @@ extension SecretStore {
     /// Forgets a deleted collection's link and state (the folder keeps the journals: other devices still read them).
     func forgetSync(of id: String) {
         syncLinks[id] = nil
-        if let path = syncStatePath(of: id) { unlink(path) }
+        for path in [syncStatePath(of: id), syncFollowersPath(of: id)].compactMap({ $0 }) { unlink(path) }
     }
 }
 
