@@ -167,6 +167,23 @@ struct SyncJournalWriteTests {
         #expect(!FileManager.default.fileExists(atPath: folder))
     }
 
+    @Test("a deleted collection's sync state goes with it: one made anew under its name is not synchronized")
+    func deleteForgetsSync() async throws {
+        let dir = try ScratchDirectory()
+        let (store, folder) = try await Self.setUp(dir)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let enabled = try await store.enableSync(of: "login", password: password("pw"), folder: folder)
+        let state = dir.path + "/sync/login.state"
+        #expect(FileManager.default.fileExists(atPath: state))
+        try await store.deleteCollection("login")
+        #expect(!FileManager.default.fileExists(atPath: state))
+        _ = try await store.createCollection(label: "Login", alias: "", password: password("pw"), preferredID: "login")
+        _ = try await store.createItem(in: "login", label: "new", attributes: [:], secret: secret("n"), replace: false)
+        var reader = try FolderReader(root: folder, enabled: enabled, password: "pw")
+        _ = try reader.newRecords()
+        #expect(reader.itemsByLabel == ["before": "old"], "the folder keeps what it had, and gets nothing new")
+    }
+
     @Test("a wrong password, a relative folder or a second enable is refused, and the folder stays empty")
     func refusals() async throws {
         let dir = try ScratchDirectory()
