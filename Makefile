@@ -176,7 +176,8 @@ clean:
 
 # The side-by-side benchmark (docs/PERFORMANCE.md): cofferd (release), gnome-keyring and a null provider, each on a
 # private bus, driven by one C client. `make bench BENCH_MODE=quick` is a one-minute smoke run; BENCH_ARGS passes
-# more runner options (--sizes, --rounds, --providers, --json FILE, --keychain-baseline OLD-keychain-bench).
+# more runner options (--sizes, --rounds, --providers, --json FILE, --keychain-baseline OLD-keychain-bench,
+# --library-only for the Keychain rows alone).
 # The Keychain library's rows run keychain-bench beside a libsecret lookup compiled against libsecret-1-dev.
 BENCH_PACKAGES = gcc libc6-dev python3 gnome-keyring libsecret-1-dev
 BENCH_MODE ?= full

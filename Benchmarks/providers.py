@@ -159,15 +159,16 @@ class NullProvider(Provider):
 
 
 class Cofferd(Provider):
-    def __init__(self, binary, name="cofferd"):
+    def __init__(self, binary, name="cofferd", access_control="off"):
         super().__init__(name)
         self.binary = binary
+        # Off by default: the Keychain rows read through libsecret what keychain-bench stored (two programs, so
+        # under `ask` every read would be a question), and gnome-keyring, the reference, has none. `--access-control
+        # ask` measures the cost of cofferd's default for a client reading the items it stored (docs/PERFORMANCE.md).
+        self.access_control = access_control
 
     def command(self, unlock):
-        # Access control off: the Keychain rows read through libsecret what keychain-bench stored (two programs, so
-        # under the default `ask` every read would be a question), and gnome-keyring, the reference, has none. The
-        # cost of `ask` for an application reading its own items is measured apart (docs/PERFORMANCE.md).
-        return [self.binary, "--foreground", "--log-level", "warning", "--access-control", "off"] + \
+        return [self.binary, "--foreground", "--log-level", "warning", "--access-control", self.access_control] + \
             (["--unlock"] if unlock else [])
 
     def data_dir(self, home):
@@ -194,8 +195,8 @@ class CofferdSync(Cofferd):
     also appended to the device's journal and synced with the collection file. Its cold start includes verifying
     the journal of N records."""
 
-    def __init__(self, binary):
-        super().__init__(binary, name="cofferd-sync")
+    def __init__(self, binary, access_control="off"):
+        super().__init__(binary, name="cofferd-sync", access_control=access_control)
 
     def template(self, scratch, client, n, log):
         """cofferd's N items stored while login is synchronized, so that each run measures the steady state, not

@@ -3,7 +3,7 @@
 # The side-by-side benchmark: cofferd, gnome-keyring and a null provider (the floor), driven by one C client.
 #
 #   python3 Benchmarks/run.py --cofferd PATH [--quick] [--sizes 100,1000] [--rounds 5]
-#                             [--keychain-bench PATH [--keychain-baseline PATH]]
+#                             [--keychain-bench PATH [--keychain-baseline PATH] [--library-only]]
 #
 # Each round starts every provider fresh from its cached N-item state, then runs each operation in short turns,
 # provider after provider (the order rotates per round), so machine noise hits all of them alike. A round's value is
@@ -177,7 +177,7 @@ def one_round(args, providers, templates, client, n, rnd, results, scratch, libs
                 record(p, "kdf", kdf)
                 record(p, "cold_beyond_kdf", results[(n, p.name, "cold")][-1] - kdf)
         samples, cpu = {}, {}
-        for op, count in OPERATIONS.items():
+        for op, count in ({} if args.library_only else OPERATIONS).items():
             for _ in range(args.turns):
                 for p in order:
                     inst = instances[p.name]
@@ -198,10 +198,10 @@ def one_round(args, providers, templates, client, n, rnd, results, scratch, libs
             results.setdefault((n, name, metric), []).append(statistics.median(values))
         for (name, op), (used, made) in cpu.items():
             results.setdefault((n, name, "cpu_" + op), []).append(used / made if made else None)
-        for p in order:
+        for p in ([] if args.library_only else order):
             record(p, "concurrent", concurrent(client, instances[p.name], n, max(20, 500 // args.scale),
                                                args.budget_ms))
-        for p in order:
+        for p in ([] if args.library_only else order):
             for metric, value in lookups_under_stores(client, instances[p.name], max(100, 1000 // args.scale), n,
                                                       args.budget_ms).items():
                 record(p, metric, value)
@@ -269,9 +269,20 @@ def main():
     parser.add_argument("--baseline", help="another cofferd binary to run side by side as 'baseline' (A/B of a change)")
     parser.add_argument("--keychain-bench", help="the keychain-bench binary: adds the Keychain library's rows")
     parser.add_argument("--keychain-baseline", help="an older keychain-bench build to run beside it (A/B)")
+    parser.add_argument("--access-control", choices=["off", "ask", "strict"], default="off",
+                        help="cofferd's access control (off by default: the Keychain rows cross two programs)")
+    parser.add_argument("--library-only", action="store_true",
+                        help="only the Keychain library's rows (needs --keychain-bench; with "
+                        "--providers cofferd,gnome-keyring the floor is not started either)")
     parser.add_argument("--scratch", default=os.path.join(os.path.dirname(HERE), ".build-bench"))
     parser.add_argument("--json", help="also write the raw per-round results here")
     args = parser.parse_args()
+    if args.access_control != "off" and args.keychain_bench:
+        log("the Keychain rows read what another program stored: left out under --access-control "
+            + args.access_control)
+        args.keychain_bench = None
+    if args.library_only and not args.keychain_bench:
+        parser.error("--library-only needs --keychain-bench")
     args.scale = 10 if args.quick else 1
     args.budget_ms = 300 if args.quick else 3000
     sizes = [int(s) for s in (args.sizes or ("100" if args.quick else "100,1000,10000")).split(",")]
@@ -283,10 +294,13 @@ def main():
     if "gnome-keyring" in wanted and not os.path.exists(prov.GnomeKeyring.binary):
         log("gnome-keyring-daemon is not installed; comparing cofferd with the floor only")
         wanted.remove("gnome-keyring")
-    catalogue = {"null": prov.NullProvider(null_binary), "cofferd": prov.Cofferd(os.path.abspath(args.cofferd)),
-                 "cofferd-sync": prov.CofferdSync(os.path.abspath(args.cofferd)), "gnome-keyring": prov.GnomeKeyring()}
+    catalogue = {"null": prov.NullProvider(null_binary),
+                 "cofferd": prov.Cofferd(os.path.abspath(args.cofferd), access_control=args.access_control),
+                 "cofferd-sync": prov.CofferdSync(os.path.abspath(args.cofferd), access_control=args.access_control),
+                 "gnome-keyring": prov.GnomeKeyring()}
     if args.baseline:
-        catalogue["baseline"] = prov.Cofferd(os.path.abspath(args.baseline), name="baseline")
+        catalogue["baseline"] = prov.Cofferd(os.path.abspath(args.baseline), name="baseline",
+                                             access_control=args.access_control)
         wanted.append("baseline")
     providers = [catalogue[w] for w in wanted]
     results = {}
@@ -296,16 +310,18 @@ def main():
         for rnd in range(rounds):
             log(f"N = {n:,}: round {rnd + 1} of {rounds}")
             one_round(args, providers, templates, client, n, rnd, results, scratch, libsecret)
-        if "cofferd-sync" in templates:
+        if "cofferd-sync" in templates and not args.library_only:
             sync_merge(args, catalogue["cofferd-sync"], templates["cofferd-sync"], client, n, results, scratch)
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     print(f"Coffer benchmark, {stamp}; {machine()}; {rounds} round(s) of {args.turns} turn(s), "
           f"{'quick' if args.quick else 'full'} mode, {time.monotonic() - began:.0f} s\n")
-    print(report.table(results, sizes, wanted))
+    if not args.library_only:
+        print(report.table(results, sizes, wanted))
     if args.keychain_bench:
         print("\nThe Keychain library beside libsecret, same provider, same item:\n")
         print(report.library_table(results, sizes, wanted))
-    print("\nTargets:\n" + report.targets(results, sizes))
+    if not args.library_only:
+        print("\nTargets:\n" + report.targets(results, sizes))
     merges = [(n, results[(n, "cofferd-sync", "sync_merge")][0]) for n in sizes if (n, "cofferd-sync", "sync_merge") in results]
     if merges:
         print("\nSynchronized collections: merging another device's journal of N records (coffer sync join, less its "

@@ -3,6 +3,9 @@
 
 public import Foundation
 
+// Each call builds its dictionaries and reads its statuses with the helpers in KeychainAccessor+Queries.swift, which
+// the async variants (KeychainAccessor+Async.swift) share; only how the SecItem call is made differs.
+
 extension Keychain {
     // MARK: - Reading
 
@@ -12,61 +15,36 @@ extension Keychain {
     public func get(_ key: String) throws(Error) -> String? { try getString(key) }
 
     /// The value stored under `key` as text (see ``get(_:)``).
-    public func getString(_ key: String) throws(Error) -> String? {
-        guard let data = try getData(key) else { return nil }
-        guard let text = String(data: data, encoding: .utf8) else { throw .conversionFailed }
-        return text
-    }
+    public func getString(_ key: String) throws(Error) -> String? { try Self.text(try getData(key)) }
 
     /// The bytes stored under `key`, or `nil` when there is no such item.
     public func getData(_ key: String) throws(Error) -> Data? {
         try bound { () throws(Error) -> Data? in
-            var query = searchQuery(key)
-            query[kSecReturnData as String] = true
             var item: CFTypeRef?
-            let status = SecItemCopyMatching(query as CFDictionary, &item)
-            if status == errSecItemNotFound { return nil }
-            guard status == errSecSuccess else { throw Error(status: status) }
-            guard let data = item as? Data else { throw .conversionFailed }
-            return data
+            let status = SecItemCopyMatching(dataQuery(key) as CFDictionary, &item)
+            return try Self.data(status, item)
         }
     }
 
     /// The JSON-decoded value stored under `key`, or `nil` when there is no such item.
     /// - Throws: ``Error/conversionFailed`` when the stored bytes do not decode as `type`.
     public func get<T: Decodable>(_ key: String, as type: T.Type) throws(Error) -> T? {
-        guard let data = try getData(key) else { return nil }
-        do {
-            return try JSONDecoder().decode(type, from: data)
-        } catch {
-            throw .conversionFailed
-        }
+        try Self.decode(try getData(key), as: type)
     }
 
     /// Whether an item exists under `key` (no secret is read).
     public func contains(_ key: String) throws(Error) -> Bool {
         try bound { () throws(Error) -> Bool in
-            let status = SecItemCopyMatching(searchQuery(key) as CFDictionary, nil)
-            if status == errSecItemNotFound { return false }
-            guard status == errSecSuccess else { throw Error(status: status) }
-            return true
+            try Self.exists(SecItemCopyMatching(searchQuery(key) as CFDictionary, nil))
         }
     }
 
     /// Every key (account) of this keychain's items, oldest first.
     public func allKeys() throws(Error) -> [String] {
         try bound { () throws(Error) -> [String] in
-            var query = searchQuery(nil)
-            query[kSecReturnAttributes as String] = true
-            query[kSecMatchLimit as String] = kSecMatchLimitAll
             var items: CFTypeRef?
-            let status = SecItemCopyMatching(query as CFDictionary, &items)
-            if status == errSecItemNotFound { return [] }
-            guard status == errSecSuccess else { throw Error(status: status) }
-            return ((items as? [[String: Any]]) ?? []).compactMap { attributes in
-                let account = attributes[kSecAttrAccount as String]
-                return account as? String ?? (account as? Data).flatMap { String(data: $0, encoding: .utf8) }
-            }
+            let status = SecItemCopyMatching(keysQuery as CFDictionary, &items)
+            return try Self.keys(status, items)
         }
     }
 
@@ -80,27 +58,10 @@ extension Keychain {
     /// Adds first and updates on `errSecDuplicateItem`, so two writers racing on a new key never create two items.
     public func set(_ value: Data, key: String) throws(Error) {
         try bound { () throws(Error) in
-            var add = baseQuery.merging(writtenAttributes) { $1 }
-            add[kSecAttrAccount as String] = key
-            add[kSecAttrSynchronizable as String] = synchronizable
-            add[kSecValueData as String] = value
             for _ in 0..<2 {
-                let status = SecItemAdd(add as CFDictionary, nil)
-                guard status == errSecDuplicateItem else {
-                    guard status == errSecSuccess else { throw Error(status: status) }
-                    return
-                }
-                var query = baseQuery
-                query[kSecAttrAccount as String] = key
-                query[kSecAttrSynchronizable as String] = synchronizable
-                var change = writtenAttributes
-                change[kSecValueData as String] = value
-                let updated = SecItemUpdate(query as CFDictionary, change as CFDictionary)
-                // Deleted between the two calls: add again.
-                guard updated == errSecItemNotFound else {
-                    guard updated == errSecSuccess else { throw Error(status: updated) }
-                    return
-                }
+                if try Self.added(SecItemAdd(newItem(value, key: key) as CFDictionary, nil)) { return }
+                let status = SecItemUpdate(existingItem(key) as CFDictionary, change(to: value) as CFDictionary)
+                if try Self.updated(status) { return }
             }
             throw .duplicateItem
         }
@@ -108,15 +69,7 @@ extension Keychain {
 
     /// Stores `value` JSON-encoded under `key`.
     /// - Throws: ``Error/conversionFailed`` when `value` does not encode.
-    public func set(_ value: some Encodable, key: String) throws(Error) {
-        let data: Data
-        do {
-            data = try JSONEncoder().encode(value)
-        } catch {
-            throw .conversionFailed
-        }
-        try set(data, key: key)
-    }
+    public func set(_ value: some Encodable, key: String) throws(Error) { try set(try Self.encode(value), key: key) }
 
     // MARK: - Removing
 
@@ -127,10 +80,7 @@ extension Keychain {
     public func removeAll() throws(Error) { try delete(searchQuery(nil)) }
 
     private func delete(_ query: [String: Any]) throws(Error) {
-        try bound { () throws(Error) in
-            let status = SecItemDelete(query as CFDictionary)
-            guard status == errSecSuccess || status == errSecItemNotFound else { throw Error(status: status) }
-        }
+        try bound { () throws(Error) in try Self.deleted(SecItemDelete(query as CFDictionary)) }
     }
 
     // MARK: - Subscripts (errors read as nil, as in KeychainAccess; use the throwing calls to see them)

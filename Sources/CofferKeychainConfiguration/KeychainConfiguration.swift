@@ -13,7 +13,8 @@ public struct KeychainConfiguration: Sendable, Hashable {
     /// The D-Bus address of the bus the provider is on; `nil` means the session bus (`DBUS_SESSION_BUS_ADDRESS`).
     public var busAddress: String?
     /// The access group new items go to; `nil` means the first of ``accessGroups``, else `COFFER_ACCESS_GROUP`,
-    /// else the first group of `COFFER_KEYCHAIN_ACCESS_GROUPS`, else the executable's name.
+    /// else the first group of `COFFER_KEYCHAIN_ACCESS_GROUPS`, else the program's own: its Flatpak app id
+    /// (`FLATPAK_ID`) in a Flatpak sandbox, else the executable's name.
     public var accessGroup: String?
     /// The access groups this program may use, standing in for iOS's `keychain-access-groups` entitlement: new
     /// items go to the first unless they name another listed group, an add naming an unlisted group fails with
@@ -102,17 +103,26 @@ public struct KeychainConfiguration: Sendable, Hashable {
     package var resolvedAccessGroup: String {
         if let accessGroup, !accessGroup.isEmpty { return accessGroup }
         if let first = accessGroups?.first(where: { !$0.isEmpty }) { return first }
-        let environment = ProcessInfo.processInfo.environment
-        if let group = environment["COFFER_ACCESS_GROUP"], !group.isEmpty { return group }
-        if let first = Self.groups(in: environment).first { return first }
-        let name = URL(fileURLWithPath: CommandLine.arguments.first ?? "").lastPathComponent
+        if let group = Self.variable("COFFER_ACCESS_GROUP"), !group.isEmpty { return group }
+        if let first = Self.groups(listed: Self.variable(Self.accessGroupsVariable) ?? "").first { return first }
+        let sandbox = Self.variable("FLATPAK_ID").map { ["FLATPAK_ID": $0] } ?? [:]
+        return Self.ownGroup(environment: sandbox, executable: CommandLine.arguments.first ?? "")
+    }
+
+    /// The group a program has of its own, as cofferd tells applications apart: a Flatpak's app id (which cofferd
+    /// reads from the sandbox, not from this variable, so the name only says which group to use), else the
+    /// executable's name.
+    package static func ownGroup(environment: [String: String], executable: String) -> String {
+        if let app = environment["FLATPAK_ID"], !app.isEmpty { return app }
+        let name = URL(fileURLWithPath: executable).lastPathComponent
         return name.isEmpty ? ProcessInfo.processInfo.processName : name
     }
 
     /// The groups this program was given (the field, else the environment), or `nil` when none were: then any
     /// group may be written, as before access groups were listed.
     package var listedAccessGroups: [String]? {
-        let listed = accessGroups?.filter { !$0.isEmpty } ?? Self.groups(in: ProcessInfo.processInfo.environment)
+        let listed = accessGroups?.filter { !$0.isEmpty }
+            ?? Self.groups(listed: Self.variable(Self.accessGroupsVariable) ?? "")
         guard !listed.isEmpty else { return nil }
         // The default group is always usable, as iOS puts the app's own identifier in the list.
         return listed.contains(resolvedAccessGroup) ? listed : [resolvedAccessGroup] + listed
@@ -123,9 +133,18 @@ public struct KeychainConfiguration: Sendable, Hashable {
 
     /// The groups `COFFER_KEYCHAIN_ACCESS_GROUPS` lists in `environment`, in order, without empty entries.
     package static func groups(in environment: [String: String]) -> [String] {
-        (environment[accessGroupsVariable] ?? "").split(whereSeparator: { $0 == ":" || $0 == "," })
-            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        groups(listed: environment[accessGroupsVariable] ?? "")
     }
+
+    /// The groups in a `COFFER_KEYCHAIN_ACCESS_GROUPS` value.
+    private static func groups(listed text: String) -> [String] {
+        text.split(whereSeparator: { $0 == ":" || $0 == "," }).map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty }
+    }
+
+    /// One environment variable. getenv reads just that one; ProcessInfo's environment copies them all, and the
+    /// resolved groups are needed on every call.
+    private static func variable(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
 
     /// The key that identifies the bus: the explicit address, else the session bus address now in the environment.
     package var busKey: String {

@@ -21,6 +21,8 @@ public enum SecretServiceNames {
     public static let accessInterface: InterfaceName = "io.coffer.Access"
     /// Coffer's interface for synchronized collections (`dbus/io.coffer.Sync.xml`, docs/SYNC.md).
     public static let syncInterface: InterfaceName = "io.coffer.Sync"
+    /// Coffer's batch reads of item properties (`dbus/io.coffer.Items.xml`).
+    public static let itemsInterface: InterfaceName = "io.coffer.Items"
     /// Coffer's own interface on the service object (`dbus/io.coffer.Daemon.xml`).
     public static let cofferInterface: InterfaceName = "io.coffer.Daemon"
     /// The Secret portal's backend interface, which xdg-desktop-portal calls for sandboxed applications.
@@ -48,6 +50,13 @@ public enum SecretServiceNames {
     /// The systemd credential that unlocks `collection` at start (`$CREDENTIALS_DIRECTORY/coffer-<collection>`);
     /// `coffer key-slots add COLLECTION systemd-credential` seals it under this name.
     public static func credentialName(of collection: String) -> String { "coffer-" + collection }
+}
+
+/// Lookup attributes with a meaning to more than one part of Coffer.
+public enum SecretAttributeNames {
+    /// The `Keychain` library's access group of an item (`kSecAttrAccessGroup`). cofferd's access control lets the
+    /// user allow an application a whole access group at once (docs/ACCESS-CONTROL.md).
+    public static let keychainAccessGroup = "keychain:agrp"
 }
 
 /// Fully qualified property keys accepted by `CreateCollection` and `CreateItem`.

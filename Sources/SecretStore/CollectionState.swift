@@ -139,7 +139,8 @@ final class CollectionState {
         let meta = try vault.openMeta(item.sealed.meta(in: image), item: itemID)
         if item.knownModified != meta.modified { items[itemID]?.knownModified = meta.modified }
         ownerships[itemID] = ItemOwnership(creator: meta.creator.map { creators.insert($0).memberAfterInsert },
-                                           allowed: meta.allowed)
+                                           allowed: meta.allowed,
+                                           accessGroup: meta.attributes[SecretAttributeNames.keychainAccessGroup])
         return meta
     }
 

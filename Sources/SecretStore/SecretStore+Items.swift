@@ -21,6 +21,19 @@ extension SecretStore {
         return try state.info(of: stored)
     }
 
+    /// Snapshots of several items in one visit to the store (a batch read costs one actor hop, not one per item).
+    /// - Returns: one per address, in order: the snapshot, or `nil` for an item or collection that does not exist.
+    /// - Throws: ``SecretServiceError/failed(_:)`` when an item's metadata cannot be decrypted.
+    public func itemInfos(_ addresses: [(collection: String, item: String)]) throws(SecretServiceError)
+        -> [ItemInfo?] {
+        try addresses.map { (address) throws(SecretServiceError) -> ItemInfo? in
+            guard let state = collections[address.collection], let stored = state.items[address.item] else {
+                return nil
+            }
+            return try state.info(of: stored)
+        }
+    }
+
     /// Which application created the item and which others the user always allowed to use it. Sealed like the
     /// rest of the metadata, so only known while unlocked.
     /// - Throws: `noSuchObject`, `isLocked`.
@@ -34,6 +47,15 @@ extension SecretStore {
         }
         guard let ownership else { throw .noSuchObject("no such item") }
         return ownership
+    }
+
+    /// ``itemOwnership(collection:item:)`` of many items in one visit (a search's matches); `nil` for an item that
+    /// is gone, whose collection is locked, or whose metadata cannot be opened.
+    public func itemOwnerships(_ items: [(collection: String, item: String)]) -> [ItemOwnership?] {
+        items.map { found in
+            guard let state = collections[found.collection], !state.isLocked else { return nil }
+            return try? state.ownership(of: found.item)
+        }
     }
 
     /// Replaces the applications always allowed to use an item. Written to the file like any change of the item,

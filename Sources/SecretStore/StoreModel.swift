@@ -78,9 +78,12 @@ public enum StoreEvent: Sendable, Hashable {
 public struct ItemOwnership: Sendable, Hashable {
     public var creator: String?
     public var allowed: [String]
+    /// The item's `Keychain` access group (its ``SecretAttributeNames/keychainAccessGroup`` attribute), if any.
+    public var accessGroup: String?
 
-    public init(creator: String?, allowed: [String]) {
+    public init(creator: String?, allowed: [String], accessGroup: String? = nil) {
         self.creator = creator
         self.allowed = allowed
+        self.accessGroup = accessGroup
     }
 }

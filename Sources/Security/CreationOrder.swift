@@ -11,13 +11,29 @@ extension StoredItem {
     /// Providers name items by a counter (cofferd and gnome-keyring use the collection's next number), so within
     /// a second the numeric last path element decides: item 99 before item 100, which the path as a string gets
     /// wrong. Paths whose last element is not a number (random ids) fall back to the string.
-    func createdBefore(_ other: StoredItem) -> Bool {
-        if properties.created != other.properties.created { return properties.created < other.properties.created }
-        let mine = path.rawValue, theirs = other.path.rawValue
-        if let own = Self.serialNumber(mine), let others = Self.serialNumber(theirs), own != others {
-            return own < others
+    func createdBefore(_ other: StoredItem) -> Bool { orderKey < other.orderKey }
+
+    /// `items` in creation order (``createdBefore(_:)``), each item's key worked out once rather than at every
+    /// comparison.
+    static func inCreationOrder(_ items: [StoredItem]) -> [StoredItem] {
+        items.map { (item: $0, key: $0.orderKey) }.sorted { $0.key < $1.key }.map(\.item)
+    }
+
+    private var orderKey: OrderKey {
+        OrderKey(created: properties.created, serial: Self.serialNumber(path.rawValue), path: path.rawValue)
+    }
+
+    /// What creation order compares: `Created`, then the path's number, then the path as a string.
+    private struct OrderKey {
+        let created: UInt64
+        let serial: SerialNumber?
+        let path: String
+
+        static func < (lhs: Self, rhs: Self) -> Bool {
+            if lhs.created != rhs.created { return lhs.created < rhs.created }
+            if let own = lhs.serial, let others = rhs.serial, own != others { return own < others }
+            return lhs.path < rhs.path
         }
-        return mine < theirs
     }
 
     /// The last path element as a number, when it is one; compared as digits so no size limit applies.

@@ -31,6 +31,45 @@ struct FileLock: ~Copyable {
     static func acquire(for configuration: KeychainConfiguration,
                         environment: [String: String] = ProcessInfo.processInfo.environment)
         throws(KeychainFailure) -> FileLock {
+        let descriptor = try openLockFile(for: configuration, environment: environment)
+        guard lock(descriptor, waiting: true) else {
+            close(descriptor)
+            throw KeychainFailure(errSecNotAvailable)
+        }
+        return FileLock(descriptor: descriptor)
+    }
+
+    /// Suspends until the lock for `configuration`'s bus is held, for callers that must not block their thread
+    /// (tasks on the concurrency pool).
+    ///
+    /// An uncontended lock is taken at once. Only when another writer holds it does a thread of its own wait in
+    /// `flock(2)`, which has no non-blocking wait; a pool thread blocked there could starve the very tasks that
+    /// would release the lock.
+    /// - Throws: as ``acquire(for:environment:)``.
+    static func acquire(for configuration: KeychainConfiguration) async throws(KeychainFailure) -> FileLock {
+        let descriptor = try openLockFile(for: configuration, environment: ProcessInfo.processInfo.environment)
+        if lock(descriptor, waiting: false) { return FileLock(descriptor: descriptor) }
+        guard errno == EWOULDBLOCK else {
+            close(descriptor)
+            throw KeychainFailure(errSecNotAvailable)
+        }
+        let locked = await withCheckedContinuation { continuation in
+            Thread {
+                // Named from inside: Foundation names the OS thread only from the thread itself (15 characters).
+                Thread.current.name = "coffer.lockwait"
+                continuation.resume(returning: lock(descriptor, waiting: true))
+            }.start()
+        }
+        guard locked else {
+            close(descriptor)
+            throw KeychainFailure(errSecNotAvailable)
+        }
+        return FileLock(descriptor: descriptor)
+    }
+
+    /// Opens (creating it if needed) the lock file for `configuration`'s bus in a private directory.
+    private static func openLockFile(for configuration: KeychainConfiguration, environment: [String: String])
+        throws(KeychainFailure) -> Int32 {
         let runtime = environment["XDG_RUNTIME_DIR"].flatMap { $0.isEmpty ? nil : $0 }
         guard let path = configuration.lockDirectory ?? runtime else { throw KeychainFailure(errSecNotAvailable) }
         let directory = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
@@ -45,13 +84,16 @@ struct FileLock: ~Copyable {
             close(descriptor)
             throw KeychainFailure(errSecNotAvailable)
         }
-        while flock(descriptor, LOCK_EX) != 0 {
-            guard errno == EINTR else {
-                close(descriptor)
-                throw KeychainFailure(errSecNotAvailable)
-            }
+        return descriptor
+    }
+
+    /// Takes the exclusive lock, retrying after signals; without `waiting`, fails with `EWOULDBLOCK` in `errno`
+    /// when another holds it.
+    private static func lock(_ descriptor: Int32, waiting: Bool) -> Bool {
+        while flock(descriptor, waiting ? LOCK_EX : LOCK_EX | LOCK_NB) != 0 {
+            guard errno == EINTR else { return false }
         }
-        return FileLock(descriptor: descriptor)
+        return true
     }
 
     private init(descriptor: Int32) { self.descriptor = descriptor }

@@ -36,7 +36,7 @@ extension OperationContext {
            query.persistentReference == nil {
             items = try await foreignItems(like: exact, schema: schema).filter { matches(query, $0) }
         }
-        return items.sorted { $0.createdBefore($1) }
+        return StoredItem.inCreationOrder(items)
     }
 
     /// Items other programs wrote (secret-tool, python keyring, …) that look like `exact`'s primary key: generic

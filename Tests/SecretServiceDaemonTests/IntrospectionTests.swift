@@ -65,6 +65,7 @@ struct IntrospectionTests {
     static let cofferFile = dbusDirectory.appendingPathComponent("\(SecretServiceNames.cofferInterface).xml")
     static let accessFile = dbusDirectory.appendingPathComponent("\(SecretServiceNames.accessInterface).xml")
     static let syncFile = dbusDirectory.appendingPathComponent("\(SecretServiceNames.syncInterface).xml")
+    static let itemsFile = dbusDirectory.appendingPathComponent("\(SecretServiceNames.itemsInterface).xml")
 
     func introspect(_ h: RouterHarness, _ path: ObjectPath) async throws -> IntrospectionSummary {
         let body = try await h.ok(path, SecretServiceNames.introspectableInterface, "Introspect")
@@ -87,13 +88,16 @@ struct IntrospectionTests {
         let accessName = SecretServiceNames.accessInterface.rawValue
         #expect(Array(access.interfaces.keys) == [accessName])
         // The file declares the members `coffer access` calls, with the log's entry type.
-        for member in ["ListAccess", "CollectionAccess", "Grant", "Revoke", "ReadLog"] {
+        for member in ["ListAccess", "CollectionAccess", "GroupAccess", "Grant", "Revoke", "ReadLog"] {
             #expect(access.interfaces[accessName]?.contains("method \(member)") == true, "\(member) missing")
         }
         #expect(access.interfaces[accessName]?.contains("method ReadLog  arg a(tsssuos) out") == true)
         let sync = try IntrospectionSummary.parse(try String(contentsOf: Self.syncFile, encoding: .utf8))
         let syncName = SecretServiceNames.syncInterface.rawValue
         #expect(Array(sync.interfaces.keys) == [syncName])
+        let items = try IntrospectionSummary.parse(try String(contentsOf: Self.itemsFile, encoding: .utf8))
+        let itemsName = SecretServiceNames.itemsInterface.rawValue
+        #expect(Array(items.interfaces.keys) == [itemsName])
         let h = try await RouterHarness()
         let session = try await h.plainSession()
         let created = try await h.ok(defaultAlias, nil, "CreateItem", [
@@ -127,12 +131,14 @@ struct IntrospectionTests {
                 #expect(served.interfaces[accessName] == access.interfaces[accessName],
                         "\(path): \(accessName) differs")
                 #expect(served.interfaces[syncName] == sync.interfaces[syncName], "\(path): \(syncName) differs")
+                #expect(served.interfaces[itemsName] == items.interfaces[itemsName], "\(path): \(itemsName) differs")
             } else {
                 #expect(served.interfaces[gnomeName] == nil, "\(path) serves \(gnomeName)")
                 #expect(served.interfaces[keySlotsName] == nil, "\(path) serves \(keySlotsName)")
                 #expect(served.interfaces[cofferName] == nil, "\(path) serves \(cofferName)")
                 #expect(served.interfaces[accessName] == nil, "\(path) serves \(accessName)")
                 #expect(served.interfaces[syncName] == nil, "\(path) serves \(syncName)")
+                #expect(served.interfaces[itemsName] == nil, "\(path) serves \(itemsName)")
             }
             for standard in ["org.freedesktop.DBus.Properties", "org.freedesktop.DBus.Introspectable",
                              "org.freedesktop.DBus.Peer"] {

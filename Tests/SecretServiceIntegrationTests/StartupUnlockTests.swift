@@ -114,4 +114,25 @@ struct StartupUnlockTests {
             try pipe.fileHandleForWriting.close()
         }
     }
+
+    @Test("a batch read of item properties made before the password arrives waits for the unlock, then sees the items")
+    func batchReadWaitsForTheUnlock() async throws {
+        try await withDaemonSequence { daemons in
+            let item = try await Self.prepare(daemons)
+            let (daemon, pipe) = try await Self.startHoldingPassword(daemons, "batch",
+                                                                     password: DaemonHarness.testLoginPassword)
+            try await withClient(on: daemons.bus) { client in
+                // Two paths, so the client asks io.coffer.Items rather than one GetAll.
+                let read = Task { await client.itemProperties(of: [item, item]) }
+                try await daemon.waitForLog(containing: "the call waits for the unlock in progress")
+                try Self.write(DaemonHarness.testLoginPassword, to: pipe)
+                for outcome in await read.value {
+                    let properties = try outcome.get()
+                    #expect(!properties.locked && properties.label == "startup item", "\(properties)")
+                }
+                #expect(client.readsItemPropertiesInOneCall == true)
+            }
+            await daemons.stop()
+        }
+    }
 }

@@ -1,18 +1,88 @@
 // SPDX-License-Identifier: Apache-2.0
-// Reading the properties of many items with every call in flight at once.
+// Reading the properties of many items: in one call where the provider offers one, else every GetAll at once.
 
 public import DBusWire
+import DBusTransport
+import SecretServiceProtocol
+import Synchronization
+
+/// What is known about the provider's `io.coffer.Items.GetItemProperties`; the values of ``SecretService/itemBatch``.
+enum ItemBatchSupport {
+    static let unknown: UInt8 = 0
+    static let offered: UInt8 = 1
+    static let absent: UInt8 = 2
+}
 
 extension SecretService {
-    /// The properties of several items, with every `GetAll` sent before the first reply is awaited.
+    /// The properties of several items, in as few round trips as the provider allows.
     ///
-    /// The calls are pipelined on the one connection, so N items cost about one round trip instead of N. Each
-    /// item's outcome is kept apart: an item deleted meanwhile fails alone, and the caller decides what that means.
-    /// Run from a task that prefers the connection's ``DBusTransport/Connection/taskExecutor``, the child calls
-    /// start and finish on the loop thread without waking any other thread.
+    /// cofferd answers them all in one call (`io.coffer.Items.GetItemProperties`). Other providers (gnome-keyring,
+    /// KeePassXC) lack that call: the first batch read on this connection learns so from their `UnknownMethod`
+    /// (or `UnknownInterface`, `UnknownObject`) answer, and from then on every `GetAll` is sent before the first
+    /// reply is awaited, so N items still cost about one round trip. Each item's outcome is kept apart: an item
+    /// deleted meanwhile fails alone (`noSuchObject`), and the caller decides what that means. Run from a task that
+    /// prefers the connection's ``DBusTransport/Connection/taskExecutor``, the calls start and finish on the loop
+    /// thread without waking any other thread.
     /// - Parameter items: the items' paths.
     /// - Returns: one result per path, in the order given (the error is what ``itemProperties(_:)`` throws).
     public func itemProperties(of items: [ObjectPath]) async -> [Result<ItemProperties, any Error>] {
+        if items.isEmpty { return [] }
+        if items.count > 1, itemBatch.load(ordering: .relaxed) != ItemBatchSupport.absent,
+           let batch = await batchProperties(of: items) {
+            return batch
+        }
+        return await pipelinedProperties(of: items)
+    }
+
+    /// Whether the provider answers `io.coffer.Items.GetItemProperties`; `nil` until a batch read has found out.
+    public var readsItemPropertiesInOneCall: Bool? {
+        switch itemBatch.load(ordering: .relaxed) {
+        case ItemBatchSupport.offered: true
+        case ItemBatchSupport.absent: false
+        default: nil
+        }
+    }
+
+    /// One `GetItemProperties` call; `nil` when the provider has no such call or refused it, so the caller falls back
+    /// to `GetAll` per item (which reports each item's own error).
+    private func batchProperties(of items: [ObjectPath]) async -> [Result<ItemProperties, any Error>]? {
+        let call = Message.methodCall(destination: destination, path: SecretServiceNames.servicePath,
+                                      interface: SecretServiceNames.itemsInterface, member: "GetItemProperties",
+                                      body: [.objectPaths(items)])
+        let reply: Message
+        do {
+            reply = try await connection.call(call)
+        } catch let error as DBusError {
+            if [.unknownMethod, .unknownObject, "org.freedesktop.DBus.Error.UnknownInterface"].contains(error.name) {
+                itemBatch.store(ItemBatchSupport.absent, ordering: .relaxed)
+            }
+            return nil
+        } catch {
+            let failure = ProxyTarget.translate(error)
+            return items.map { _ in .failure(failure) }
+        }
+        itemBatch.store(ItemBatchSupport.offered, ordering: .relaxed)
+        guard reply.signature == "a{oa{sv}}", let entries = reply.body.first?.dictionaryEntries else {
+            let failure = SecretServiceClientError.unexpectedReply(
+                "GetItemProperties returned '\(reply.signature)', expected 'a{oa{sv}}'")
+            return items.map { _ in .failure(failure) }
+        }
+        var found: [ObjectPath: [String: DBusValue]] = [:]
+        found.reserveCapacity(entries.count)
+        for entry in entries {
+            guard let path = entry.key.objectPath, let values = entry.value.variantDictionary else { continue }
+            found[path] = values
+        }
+        return items.map { path in
+            guard let values = found[path] else {
+                return .failure(SecretServiceError.noSuchObject("no such item \(path)"))
+            }
+            return Result { try ItemProperties(decoding: values) }
+        }
+    }
+
+    /// One `GetAll` per item, every one sent before the first reply is awaited.
+    private func pipelinedProperties(of items: [ObjectPath]) async -> [Result<ItemProperties, any Error>] {
         if items.count == 1 { return [await outcome(of: items[0])] }
         return await withTaskGroup(of: (Int, Result<ItemProperties, any Error>).self) { group in
             for (index, path) in items.enumerated() {
@@ -30,5 +100,23 @@ extension SecretService {
         } catch {
             return .failure(error)
         }
+    }
+}
+
+extension ItemProperties {
+    /// Reads the `org.freedesktop.Secret.Item` properties from a `GetAll`-shaped map.
+    /// - Throws: ``SecretServiceClientError/unexpectedReply(_:)`` for a property missing or mistyped.
+    init(decoding values: [String: DBusValue]) throws {
+        func value(_ name: String) throws -> DBusValue {
+            guard let value = values[name] else {
+                throw SecretServiceClientError.unexpectedReply("the item has no '\(name)' property")
+            }
+            return value
+        }
+        self.init(label: try ReplyValue.string(try value("Label"), "Label"),
+                  attributes: try ReplyValue.attributes(try value("Attributes"), "Attributes"),
+                  created: try ReplyValue.uint64(try value("Created"), "Created"),
+                  modified: try ReplyValue.uint64(try value("Modified"), "Modified"),
+                  locked: try ReplyValue.bool(try value("Locked"), "Locked"))
     }
 }

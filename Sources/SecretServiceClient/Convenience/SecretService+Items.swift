@@ -98,19 +98,7 @@ extension SecretService {
     /// - Parameter item: the item's path.
     /// - Throws: `SecretServiceError` or ``SecretServiceClientError`` (a property missing or mistyped).
     public func itemProperties(_ item: ObjectPath) async throws -> ItemProperties {
-        let values = try await itemProxy(item).properties.getAll(SecretServiceNames.itemInterface)
-        func value(_ name: String) throws -> DBusValue {
-            guard let value = values[name] else {
-                throw SecretServiceClientError.unexpectedReply("the item has no '\(name)' property")
-            }
-            return value
-        }
-        return ItemProperties(
-            label: try ReplyValue.string(try value("Label"), "Label"),
-            attributes: try ReplyValue.attributes(try value("Attributes"), "Attributes"),
-            created: try ReplyValue.uint64(try value("Created"), "Created"),
-            modified: try ReplyValue.uint64(try value("Modified"), "Modified"),
-            locked: try ReplyValue.bool(try value("Locked"), "Locked"))
+        try ItemProperties(decoding: try await itemProxy(item).properties.getAll(SecretServiceNames.itemInterface))
     }
 
     /// Renames an item.

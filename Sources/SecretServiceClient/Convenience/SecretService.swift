@@ -5,6 +5,7 @@ public import DBusTransport
 public import DBusWire
 public import Logging
 public import SecretServiceProtocol
+import Synchronization
 
 /// A connection to a Secret Service provider (cofferd, gnome-keyring, KeePassXC, …) with an open transfer session.
 ///
@@ -25,6 +26,10 @@ public final class SecretService: Sendable {
     let router: SignalRouter
     private let pump: Task<Void, Never>
     let logger: Logger
+    /// Whether the provider answers `io.coffer.Items.GetItemProperties`, learnt from the first batch read (see
+    /// ``itemProperties(of:)``). An atomic, not a lock: it is one word that only ever moves from "unknown" to an
+    /// answer, and readers on any thread need it without waiting.
+    let itemBatch = Atomic<UInt8>(ItemBatchSupport.unknown)
 
     private init(connection: Connection, destination: BusName, session: ClientSession, router: SignalRouter,
                  pump: Task<Void, Never>, logger: Logger) {

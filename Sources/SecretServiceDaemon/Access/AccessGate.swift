@@ -50,36 +50,80 @@ struct AccessGate: Sendable {
         await standing(of: caller, collection: collection, item: item).standing != .refused
     }
 
-    /// As ``permits(_:collection:item:)``, for a call that uses the item (reads its secret, changes or deletes it):
-    /// under `ask`, an item nobody owns becomes the caller's now (trust on first use, logged as `adopted`), so the
-    /// items a user already had get owners without a question each; from then on another application is asked.
-    func permitsUse(_ caller: BusName, collection: String, item: String) async -> Bool {
-        let (standing, who) = await standing(of: caller, collection: collection, item: item)
-        guard standing == .unowned, let who else { return standing != .refused }
-        if (try? await store.adoptItem(collection: collection, item: item, by: who.identity.description)) == true {
-            await record(.adopted, who, collection: collection, item: item)
+    /// As ``permits(_:collection:item:)``, for a call that uses the item: `use` is `.read`, `.changed` or `.deleted`,
+    /// and a use allowed is logged as that (buffered: see ``AccessLog/noteUse(_:)``). Under `ask`, an item nobody
+    /// owns becomes the caller's now (trust on first use, logged as `adopted`), so the items a user already had get
+    /// owners without a question each; from then on another application is asked.
+    func permitsUse(_ caller: BusName, collection: String, item: String, for use: AccessLogEntry.Outcome) async
+        -> Bool {
+        await permitsUses(caller, [(collection, item)], for: use)[0]
+    }
+
+    /// ``permits(_:collection:item:)`` for the items of a search: the caller is resolved, and the items' owners
+    /// fetched, once for all of them.
+    func permitted(_ caller: BusName, _ items: [(collection: String, item: String)]) async -> [Bool] {
+        guard !policy.isOff else { return Array(repeating: true, count: items.count) }
+        let who = await identities.known(caller)
+        let ownerships = await store.itemOwnerships(items)
+        var permitted: [Bool] = []
+        permitted.reserveCapacity(items.count)
+        for (found, ownership) in zip(items, ownerships) {
+            let standing = await standing(of: caller, who: who, ownership: ownership, collection: found.collection,
+                                          item: found.item)
+            permitted.append(standing != .refused)
         }
-        return true
+        return permitted
+    }
+
+    /// ``permitsUse(_:collection:item:for:)`` for many items at once (`GetSecrets`): the caller is resolved, the
+    /// items' owners fetched and the uses logged once for all of them.
+    func permitsUses(_ caller: BusName, _ items: [(collection: String, item: String)], for use: AccessLogEntry.Outcome)
+        async -> [Bool] {
+        guard !policy.isOff else { return Array(repeating: true, count: items.count) }
+        let who = await identities.known(caller)
+        let ownerships = await store.itemOwnerships(items)
+        var permitted: [Bool] = []
+        var uses: [AccessLogEntry] = []
+        for (found, ownership) in zip(items, ownerships) {
+            let standing = await standing(of: caller, who: who, ownership: ownership, collection: found.collection,
+                                          item: found.item)
+            permitted.append(standing != .refused)
+            guard standing != .refused, let who else { continue }
+            if standing == .unowned, (try? await store.adoptItem(collection: found.collection, item: found.item,
+                                                                 by: who.identity.description)) == true {
+                await record(.adopted, who, collection: found.collection, item: found.item)
+            }
+            uses.append(entry(use, who, collection: found.collection, item: found.item))
+        }
+        if !uses.isEmpty { await log.noteUses(uses) }
+        return permitted
     }
 
     private enum Standing { case permitted, unowned, refused }
 
     private func standing(of caller: BusName, collection: String, item: String) async -> (standing: Standing,
                                                                                            who: Caller?) {
+        guard policy.mode(for: collection) != .off else { return (.permitted, nil) }
+        let who = await identities.known(caller)
+        let ownership = try? await store.itemOwnership(collection: collection, item: item)
+        return (await standing(of: caller, who: who, ownership: ownership, collection: collection, item: item), who)
+    }
+
+    /// The rules, given what the caller is and who owns the item (`nil`: unknown, so refused).
+    private func standing(of caller: BusName, who: Caller?, ownership: ItemOwnership?, collection: String,
+                          item: String) async -> Standing {
         let mode = policy.mode(for: collection)
-        guard mode != .off else { return (.permitted, nil) }
-        guard let who = await identities.known(caller),
-              let ownership = try? await store.itemOwnership(collection: collection, item: item)
-        else { return (.refused, nil) }
+        guard mode != .off else { return .permitted }
+        guard let who, let ownership else { return .refused }
         let identity = who.identity.description
-        if ownership.creator == identity || ownership.allowed.contains(identity) { return (.permitted, who) }
-        if ownership.creator == nil, mode == .ask { return (.unowned, who) }
+        if ownership.creator == identity || ownership.allowed.contains(identity) { return .permitted }
+        if ownership.creator == nil, mode == .ask { return .unowned }
         // Past the owner's own items only: the owner's reads cost no more than before collection-wide decisions.
-        if let everything = try? await store.collectionAllowedApplications(collection), everything.contains(identity) {
-            return (.permitted, who)
+        if let grants = try? await store.collectionAllowedApplications(collection),
+           grants.contains(where: { CollectionGrant(entry: $0).allows(identity, itemGroup: ownership.accessGroup) }) {
+            return .permitted
         }
-        return (await decisions.allowsOnce(caller, ItemKey(collection: collection, item: item)) ? .permitted : .refused,
-                who)
+        return await decisions.allowsOnce(caller, ItemKey(collection: collection, item: item)) ? .permitted : .refused
     }
 
     /// Records that `caller` was refused the use of an item, once per item per connection (a client retrying in a
@@ -93,9 +137,13 @@ struct AccessGate: Sendable {
 
     /// Appends a decision about `who` to the access log.
     func record(_ outcome: AccessLogEntry.Outcome, _ who: Caller, collection: String, item: String = "") async {
-        await log.record(AccessLogEntry(time: Self.now(), outcome: outcome, application: who.identity.description,
-                                        processID: UInt32(bitPattern: who.processID), collection: collection,
-                                        item: item))
+        await log.record(entry(outcome, who, collection: collection, item: item))
+    }
+
+    private func entry(_ outcome: AccessLogEntry.Outcome, _ who: Caller, collection: String, item: String)
+        -> AccessLogEntry {
+        AccessLogEntry(time: Self.now(), outcome: outcome, application: who.identity.description,
+                       processID: UInt32(bitPattern: who.processID), collection: collection, item: item)
     }
 
     /// Seconds since 1970, as the log records times.

@@ -16,7 +16,8 @@ import Logging
 ///
 /// Without a data directory (a daemon that keeps everything in memory) the newest entries are kept in memory.
 /// Decisions are rare (each is a question to the user, a change by `coffer access`, or a first refusal per
-/// connection), so the synchronous write costs nothing that a lookup would notice; lookups are never logged.
+/// connection) and synced as they happen; uses (every allowed read, change and delete) are many, and are written in
+/// batches (``noteUse(_:)``).
 actor AccessLog {
     static let fileName = "access.log"
     static let rotatedSuffix = ".1"
@@ -31,6 +32,9 @@ actor AccessLog {
     private var size = 0
     /// The entries of a log without a file, newest last; bounded like the file.
     private var memory: [AccessLogEntry] = []
+    /// Uses noted and not yet written, oldest first (``noteUse(_:)``).
+    private var unwritten: [AccessLogEntry] = []
+    private var flushScheduled = false
 
     /// - Parameters:
     ///   - directory: the data directory; `nil` keeps the log in memory.
@@ -45,18 +49,58 @@ actor AccessLog {
         if descriptor >= 0 { close(descriptor) }
     }
 
-    /// Appends `entry`. A failure to write is reported in cofferd's log and does not change the decision.
+    /// Appends a decision and syncs it before returning. A failure to write is reported in cofferd's log and does not
+    /// change the decision.
     func record(_ entry: AccessLogEntry) {
-        guard let path else {
-            memory.append(entry)
-            if memory.count > maximumBytes / 64 { memory.removeFirst(memory.count - maximumBytes / 64) }
-            return
+        flushUses()
+        guard path != nil else { return remember(entry) }
+        store(entry.line, durable: true)
+    }
+
+    /// Notes a use (a read, change or delete that was allowed). Uses are many (every lookup), so they are written in
+    /// batches, at most once per ``useBatchInterval``, off the thread that answers calls, and not synced on their
+    /// own: a crash can lose the uses of its last moments, while every decision is durable before its answer.
+    func noteUse(_ entry: AccessLogEntry) {
+        noteUses([entry])
+    }
+
+    /// ``noteUse(_:)`` for several uses (a batch read).
+    func noteUses(_ entries: [AccessLogEntry]) {
+        guard path != nil else { return entries.forEach(remember) }
+        unwritten += entries
+        guard !flushScheduled else { return }
+        flushScheduled = true
+        // Detached: no executor preference, so the write runs on the global pool, not on the bus loop.
+        Task.detached(priority: .utility) { [self] in
+            try? await Task.sleep(for: Self.useBatchInterval)
+            await flushUses()
         }
-        let line = entry.line
+    }
+
+    /// How long noted uses wait to be written together: a client looking secrets up in a loop costs a write per
+    /// interval, not per lookup.
+    static let useBatchInterval: Duration = .milliseconds(200)
+
+    /// Writes the uses noted so far.
+    func flushUses() {
+        flushScheduled = false
+        guard !unwritten.isEmpty else { return }
+        let batch = unwritten
+        unwritten = []
+        store(batch.flatMap(\.line), durable: false)
+    }
+
+    private func remember(_ entry: AccessLogEntry) {
+        memory.append(entry)
+        if memory.count > maximumBytes / 64 { memory.removeFirst(memory.count - maximumBytes / 64) }
+    }
+
+    private func store(_ lines: [UInt8], durable: Bool) {
+        guard let path else { return }
         do {
             if descriptor < 0 { try open(path) }
-            if size > 0, size + line.count > maximumBytes { try rotate(path) }
-            try append(line)
+            if size > 0, size + lines.count > maximumBytes { try rotate(path) }
+            try append(lines, durable: durable)
         } catch {
             logger.error("the access log could not be written", metadata: ["path": "\(path)", "error": "\(error)"])
             if descriptor >= 0 { close(descriptor) }
@@ -66,6 +110,7 @@ actor AccessLog {
 
     /// The entries at or after `since` (seconds since 1970), oldest first.
     func entries(since: UInt64 = 0) -> [AccessLogEntry] {
+        flushUses()
         guard let path else { return memory.filter { $0.time >= since } }
         var lines: [AccessLogEntry] = []
         for file in [path + Self.rotatedSuffix, path] {
@@ -127,7 +172,7 @@ actor AccessLog {
         }
     }
 
-    private func append(_ line: [UInt8]) throws {
+    private func append(_ line: [UInt8], durable: Bool) throws {
         var written = 0
         while written < line.count {
             let count = line[written...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
@@ -136,7 +181,7 @@ actor AccessLog {
             written += count
         }
         size += line.count
-        guard fdatasync(descriptor) == 0 else { throw LogFileError("cannot sync") }
+        guard !durable || fdatasync(descriptor) == 0 else { throw LogFileError("cannot sync") }
     }
 
     /// A whole file, or `nil` when it is missing or not a regular file.

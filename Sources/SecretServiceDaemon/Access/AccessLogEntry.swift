@@ -28,6 +28,13 @@ public struct AccessLogEntry: Sendable, Hashable {
         /// An item nobody owned (older than creators, or imported) became the application's on its first use
         /// under `ask`.
         case adopted
+        /// The application read the item's secret: one it owns, or was allowed (the allowing decision is logged
+        /// apart, once).
+        case read
+        /// The application changed the item's secret, label or attributes, or replaced it.
+        case changed
+        /// The application deleted the item.
+        case deleted
         /// A process of another user called, and was refused; `application` is `uid:N`.
         case otherUser = "other-user"
     }

@@ -15,17 +15,18 @@ public struct AppIdentity: Sendable, Hashable, CustomStringConvertible {
         case script
     }
 
-    public var kind: Kind
+    public let kind: Kind
     /// The app id, snap or unit name, or the executable as `PATH@DEV:INODE` (`INTERPRETER SCRIPT` for scripts).
-    public var name: String
+    public let name: String
+    /// `KIND:NAME`: the form recorded as an item's creator and in decisions, and shown to the user. Made once: every
+    /// access check compares it.
+    public let description: String
 
     public init(kind: Kind, name: String) {
         self.kind = kind
         self.name = name
+        description = "\(kind.rawValue):\(name)"
     }
-
-    /// `KIND:NAME`: the form recorded as an item's creator and in decisions, and shown to the user.
-    public var description: String { "\(kind.rawValue):\(name)" }
 
     /// What a prompt calls the application: the app id, snap or unit name, the executable's path, or the script's
     /// path with its interpreter; without device and inode numbers, which mean nothing to a person.

@@ -55,7 +55,8 @@ struct ConsentFlow {
         else { return false }
         let request = AccessRequest(application: who.identity.displayName, processID: who.processID,
                                     commandLine: who.commandLine, itemLabel: info.label,
-                                    collectionLabel: collectionInfo.label, unowned: ownership.creator == nil)
+                                    collectionLabel: collectionInfo.label, unowned: ownership.creator == nil,
+                                    accessGroup: ownership.accessGroup)
         let answer = await context.prompter.consent(PromptRequest(kind: .access(request), windowID: windowID,
                                                                   caller: caller))
         guard !Task.isCancelled else {
@@ -66,10 +67,17 @@ struct ConsentFlow {
         case .allowOnce:
             await access.decisions.allowOnce(caller, ItemKey(collection: collection, item: item))
         case .alwaysAllow:
-            // Kept sealed with the item, so the decision survives restarts and follows the collection file.
+            // Kept sealed in the collection file, so the decision survives restarts and follows the file: with the
+            // item, or for an item of a `Keychain` access group, for the whole group (one question per group).
             do {
-                try await context.store.setAllowedApplications(ownership.allowed + [who.identity.description],
-                                                               collection: collection, item: item)
+                if let group = ownership.accessGroup {
+                    let grant = CollectionGrant(application: who.identity.description, accessGroup: group).entry
+                    let grants = try await context.store.collectionAllowedApplications(collection)
+                    try await context.store.setCollectionAllowedApplications(grants + [grant], collection: collection)
+                } else {
+                    try await context.store.setAllowedApplications(ownership.allowed + [who.identity.description],
+                                                                   collection: collection, item: item)
+                }
             } catch {
                 context.logger.error("the decision could not be stored", metadata: ["error": "\(error)"])
                 return false

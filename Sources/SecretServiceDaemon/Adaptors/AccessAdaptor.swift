@@ -29,9 +29,16 @@ struct AccessAdaptor {
             },
             AdaptorMethod("CollectionAccess", in: [.init("collection", .objectPath)],
                           out: [.init("applications", .array(.string))]) { adaptor, call in
-                let id = try await adaptor.collection(at: call.args.objectPath(0))
-                let applications = try await adaptor.context.store.collectionAllowedApplications(id)
-                return HandlerResult([.array(.string, applications.map { .string($0) })])
+                let grants = try await adaptor.grants(of: call.args.objectPath(0))
+                return HandlerResult([.array(.string, grants.filter { $0.accessGroup == nil }
+                    .map { .string($0.application) })])
+            },
+            AdaptorMethod("GroupAccess", in: [.init("collection", .objectPath)],
+                          out: [.init("grants", .array(.structure([.string, .string])))]) { adaptor, call in
+                let grants = try await adaptor.grants(of: call.args.objectPath(0))
+                return HandlerResult([.array(.structure([.string, .string]), grants.compactMap { grant in
+                    grant.accessGroup.map { .structure([.string($0), .string(grant.application)]) }
+                })])
             },
             AdaptorMethod("Grant", in: [
                 .init("collection", .objectPath), .init("application", .string), .init("items", .array(.objectPath)),
@@ -50,6 +57,12 @@ struct AccessAdaptor {
                 try await adaptor.readLog(since: call.args.uint64(0))
             },
         ])
+
+    /// The collection's "always allow" entries: whole collection, and per access group.
+    private func grants(of path: ObjectPath) async throws(SecretServiceError) -> [CollectionGrant] {
+        let id = try await collection(at: path)
+        return try await context.store.collectionAllowedApplications(id).map(CollectionGrant.init(entry:))
+    }
 
     func collection(at path: ObjectPath) async throws(SecretServiceError) -> String {
         guard let id = await context.collectionID(for: path) else { throw .noSuchObject("no such collection") }
@@ -90,10 +103,11 @@ struct AccessAdaptor {
         var revoked: [ObjectPath] = []
         var logged: [String] = []
         if paths.isEmpty {
+            // The whole collection, and every access group of it.
             let everything = try await context.store.collectionAllowedApplications(id)
-            if everything.contains(application) {
-                try await context.store.setCollectionAllowedApplications(everything.filter { $0 != application },
-                                                                         collection: id)
+            let kept = everything.filter { CollectionGrant(entry: $0).application != application }
+            if kept.count != everything.count {
+                try await context.store.setCollectionAllowedApplications(kept, collection: id)
                 revoked.append(Paths.collection(id))
                 logged.append("")
             }

@@ -107,7 +107,7 @@ struct CollectionAdaptor {
         let value = try session.decode(secret)
         var replace = replace
         if replace, let existing = try await context.store.search(in: collection, attributes).first,
-           await !context.access.permitsUse(caller, collection: collection, item: existing) {
+           await !context.access.permitsUse(caller, collection: collection, item: existing, for: .changed) {
             replace = false
         }
         let creator = Self.isUnowned(properties) ? nil

@@ -14,19 +14,19 @@ struct ItemAdaptor {
         SecretServiceNames.itemInterface, adaptor: ItemAdaptor.init,
         methods: [
             AdaptorMethod("Delete", out: [.init("Prompt", .objectPath)]) { adaptor, call in
-                let (collection, item) = try await adaptor.permittedItem(call)
+                let (collection, item) = try await adaptor.permittedItem(call, for: .deleted)
                 try await adaptor.context.store.deleteItem(collection: collection, item: item)
                 return HandlerResult([.objectPath(.root)])
             },
             AdaptorMethod("GetSecret", in: [.init("session", .objectPath)],
                           out: [.init("secret", SecretInterfaces.secret)]) { adaptor, call in
-                let (collection, item) = try await adaptor.permittedItem(call)
+                let (collection, item) = try await adaptor.permittedItem(call, for: .read)
                 let session = try await adaptor.context.session(at: try call.args.objectPath(0), caller: call.caller)
                 let secret = try await adaptor.context.store.secret(collection: collection, item: item)
                 return HandlerResult([try session.encode(secret).dbusValue])
             },
             AdaptorMethod("SetSecret", in: [.init("secret", SecretInterfaces.secret)]) { adaptor, call in
-                let (collection, item) = try await adaptor.permittedItem(call)
+                let (collection, item) = try await adaptor.permittedItem(call, for: .changed)
                 let wire = try call.args.secret(0)
                 let session = try await adaptor.context.session(at: wire.session, caller: call.caller)
                 try await adaptor.context.store.setSecret(collection: collection, item: item,
@@ -44,9 +44,10 @@ struct ItemAdaptor {
 
     /// The item a call addresses, once the caller may use it. Every member uses the item: one another application
     /// created needs the user's consent first (Unlock).
-    private func permittedItem(_ call: MethodCall) async throws(SecretServiceError) -> (String, String) {
+    private func permittedItem(_ call: MethodCall, for use: AccessLogEntry.Outcome) async throws(SecretServiceError)
+        -> (String, String) {
         guard case .item(let collection, let item, _) = call.node else { throw .unknownMethod("not an item") }
-        guard await context.access.permitsUse(call.caller, collection: collection, item: item) else {
+        guard await context.access.permitsUse(call.caller, collection: collection, item: item, for: use) else {
             try await refuse(call.caller, collection: collection, item: item)
         }
         return (collection, item)
@@ -69,10 +70,14 @@ struct ItemAdaptor {
     /// state, and under `strict` no label or attributes.
     func properties(collection: String, item: String, caller: BusName?) async throws(SecretServiceError)
         -> [String: DBusValue] {
-        let info = try await context.store.itemInfo(collection: collection, item: item)
+        try await properties(of: context.store.itemInfo(collection: collection, item: item), caller: caller)
+    }
+
+    /// ``properties(collection:item:caller:)`` for an item already read from the store.
+    func properties(of info: ItemInfo, caller: BusName?) async -> [String: DBusValue] {
         var permitted = false
-        if let caller { permitted = await context.access.permits(caller, collection: collection, item: item) }
-        let hidden = !permitted && context.access.hides(collection)
+        if let caller { permitted = await context.access.permits(caller, collection: info.collection, item: info.id) }
+        let hidden = !permitted && context.access.hides(info.collection)
         if caller == nil { permitted = true }
         return [
             "Locked": .boolean(info.isLocked || !permitted),
@@ -85,7 +90,7 @@ struct ItemAdaptor {
 
     func setProperty(_ name: String, to value: DBusValue, collection: String, item: String, caller: BusName)
         async throws(SecretServiceError) {
-        guard await context.access.permitsUse(caller, collection: collection, item: item) else {
+        guard await context.access.permitsUse(caller, collection: collection, item: item, for: .changed) else {
             try await refuse(caller, collection: collection, item: item)
         }
         switch name {

@@ -149,12 +149,14 @@ struct ServiceAdaptor {
     private func searchItems(_ attributes: [String: String], caller: BusName) async -> HandlerResult {
         var unlocked: [ObjectPath] = []
         var locked: [ObjectPath] = []
-        for found in await context.store.search(attributes) {
+        let matches = await context.store.search(attributes)
+        let permitted = await context.access.permitted(caller, matches.map { ($0.collection, $0.item) })
+        for (found, permitted) in zip(matches, permitted) {
             let path = Paths.item(found.collection, found.item)
             if found.isLocked {
                 // Nobody's creator is known while the collection is locked: shown locked to everyone.
                 locked.append(path)
-            } else if await context.access.permits(caller, collection: found.collection, item: found.item) {
+            } else if permitted {
                 unlocked.append(path)
             } else if !context.access.hides(found.collection) {
                 locked.append(path)
@@ -170,10 +172,15 @@ struct ServiceAdaptor {
         let session = try await context.session(at: sessionPath, caller: caller)
         var entries: [DictEntry] = []
         var seen = Set<ObjectPath>()
+        var located: [(path: ObjectPath, collection: String, item: String)] = []
         for path in items where seen.insert(path).inserted {
             // Unknown and locked items are left out, as clients expect, rather than failing the whole call.
             guard let (collection, item) = await context.itemLocation(for: path) else { continue }
-            guard await context.access.permitsUse(caller, collection: collection, item: item) else {
+            located.append((path, collection, item))
+        }
+        let permitted = await context.access.permitsUses(caller, located.map { ($0.collection, $0.item) }, for: .read)
+        for ((path, collection, item), permitted) in zip(located, permitted) {
+            guard permitted else {
                 if await context.store.itemExists(collection: collection, item: item),
                    (try? await context.store.collectionInfo(collection, countingItemTimes: false).isLocked) == false {
                     await context.access.refused(caller, collection: collection, item: item)

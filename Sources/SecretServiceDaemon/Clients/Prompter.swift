@@ -64,15 +64,18 @@ public struct AccessRequest: Sendable, Hashable {
     public var collectionLabel: String
     /// Whether the item has no recorded creator (stored before access control, or imported).
     public var unowned: Bool
+    /// The item's `Keychain` access group: "always allow" then covers every item of that group in the collection.
+    public var accessGroup: String?
 
     public init(application: String, processID: Int32, commandLine: String, itemLabel: String,
-                collectionLabel: String, unowned: Bool) {
+                collectionLabel: String, unowned: Bool, accessGroup: String? = nil) {
         self.application = application
         self.processID = processID
         self.commandLine = commandLine
         self.itemLabel = itemLabel
         self.collectionLabel = collectionLabel
         self.unowned = unowned
+        self.accessGroup = accessGroup
     }
 }
 

@@ -40,6 +40,10 @@ struct PinentryText {
                 + (access.unowned ? "." : ", which another application stored.")
                 + (access.unowned ? "\n\nNo application is recorded as its creator: it was stored before access"
                     + " control, or imported." : "")
+                + (access.accessGroup.map {
+                    "\n\n“\(Self.alwaysAllow)” allows it every secret of the access group"
+                        + " “\(PromptLabel.displayed($0))” in this keyring."
+                } ?? "")
             ok = Self.allowOnce
         case .grant(let grant):
             title = "Allow an Application Ahead of Time"

@@ -6,14 +6,17 @@ import DBusWire
 import SecretServiceClient
 import SecretServiceProtocol
 
-/// One item as `ListAccess` reports it, or a whole collection as `CollectionAccess` does (with `item` empty).
+/// One item as `ListAccess` reports it, or a whole collection as `CollectionAccess` does (with `item` empty), or
+/// one access group as `GroupAccess` does (with `item` empty and `group` set).
 struct AccessEntry: Encodable {
     var collection: String
-    /// The item's object path; empty for the whole collection.
+    /// The item's object path; empty for the whole collection or an access group.
     var item: String
     /// The identity that created the item; empty when none is recorded.
     var creator: String
     var allowed: [String]
+    /// The `Keychain` access group the entry allows; absent for items and the whole collection.
+    var group: String? = nil
 }
 
 /// One entry of the access log as `ReadLog` reports it.
@@ -89,6 +92,21 @@ extension SecretService {
             throw SecretServiceClientError.unexpectedReply("CollectionAccess returned no list")
         }
         return applications.compactMap(\.string)
+    }
+
+    /// `GroupAccess(o collection) → a(ss)`: the applications allowed per access group.
+    func groupAccess(of collection: ObjectPath) async throws -> [String: [String]] {
+        let body = try await callAccess("GroupAccess", [.objectPath(collection)])
+        guard case .array(_, let pairs)? = body.first else {
+            throw SecretServiceClientError.unexpectedReply("GroupAccess returned no list")
+        }
+        var groups: [String: [String]] = [:]
+        for pair in pairs {
+            guard case .structure(let fields) = pair, fields.count == 2, let group = fields[0].string,
+                  let application = fields[1].string else { continue }
+            groups[group, default: []].append(application)
+        }
+        return groups
     }
 
     /// `Grant(o collection, s application, ao items) → o prompt`, with the prompt run to its end.

@@ -66,9 +66,13 @@ struct ListAccess: CofferCommand {
                 do {
                     // The collection as a whole first, as an entry with no item.
                     let whole = try await service.collectionAccess(of: path)
+                    let id = CollectionReference(path: path).id
                     if !whole.isEmpty {
-                        entries.append(AccessEntry(collection: CollectionReference(path: path).id, item: "",
-                                                   creator: "", allowed: whole))
+                        entries.append(AccessEntry(collection: id, item: "", creator: "", allowed: whole))
+                    }
+                    for (group, allowed) in try await service.groupAccess(of: path).sorted(by: { $0.key < $1.key }) {
+                        entries.append(AccessEntry(collection: id, item: "", creator: "", allowed: allowed,
+                                                   group: group))
                     }
                     entries += try await service.access(of: path)
                 } catch SecretServiceError.isLocked where !named {
@@ -77,8 +81,8 @@ struct ListAccess: CofferCommand {
             }
             if output.json { return try JSONOutput.print(entries) }
             for entry in entries where entry.item.isEmpty {
-                Console.print("collection \(entry.collection) (every item)\tallowed: "
-                    + entry.allowed.joined(separator: ", "))
+                let scope = entry.group.map { "(access group \($0))" } ?? "(every item)"
+                Console.print("collection \(entry.collection) \(scope)\tallowed: " + entry.allowed.joined(separator: ", "))
             }
             for entry in entries where !entry.item.isEmpty {
                 let creator = entry.creator.isEmpty ? "(no creator)" : entry.creator

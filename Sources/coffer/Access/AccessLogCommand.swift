@@ -10,12 +10,12 @@ import SecretServiceProtocol
 struct AccessLogCommand: CofferCommand {
     static let configuration = CommandConfiguration(
         commandName: "log",
-        abstract: "Show the access log: which application was allowed, denied or refused what, and when.",
+        abstract: "Show the access log: which application read, changed, was allowed, denied or refused what, and when.",
         discussion: """
             Each line: the time (UTC), the outcome (allowed-once, always-allowed, denied, dismissed, granted, \
-            grant-refused, revoked, refused, adopted, other-user), the application with its process id, the item or \
-            collection, and for grants and revocations the program that asked. Reads by an application of its \
-            own items are not logged. cofferd keeps the log in $XDG_DATA_HOME/coffer/access.log (mode 0600, \
+            grant-refused, revoked, refused, adopted, other-user; read, changed and deleted for each allowed use), \
+            the application with its process id, the item or collection, and for grants and revocations the \
+            program that asked. cofferd keeps the log in $XDG_DATA_HOME/coffer/access.log (mode 0600, \
             with the previous part in access.log.1); it never holds secrets or labels. See ACCESS-CONTROL.md in \
             Coffer's documentation directory.
             """)

@@ -37,6 +37,7 @@ enum FuzzMembers {
     static let keySlots = "io.coffer.KeySlots"
     static let coffer = "io.coffer.Daemon"
     static let access = "io.coffer.Access"
+    static let items = "io.coffer.Items"
     static let portalSecret = "org.freedesktop.impl.portal.Secret"
     static let portalPath: ObjectPath = "/org/freedesktop/portal/desktop"
     static let propertiesInterface = "org.freedesktop.DBus.Properties"
@@ -72,9 +73,11 @@ enum FuzzMembers {
                    node: .service),
         FuzzMember(interface: access, member: "ListAccess", input: [.objectPath], node: .service),
         FuzzMember(interface: access, member: "CollectionAccess", input: [.objectPath], node: .service),
+        FuzzMember(interface: access, member: "GroupAccess", input: [.objectPath], node: .service),
         FuzzMember(interface: access, member: "Grant", input: [.objectPath, .string, paths], node: .service),
         FuzzMember(interface: access, member: "Revoke", input: [.objectPath, .string, paths], node: .service),
         FuzzMember(interface: access, member: "ReadLog", input: [.uint64], node: .service),
+        FuzzMember(interface: items, member: "GetItemProperties", input: [paths], node: .service),
         FuzzMember(interface: portalSecret, member: "RetrieveSecret",
                    input: [.objectPath, .string, .unixFD, properties], node: .portal),
         FuzzMember(interface: collection, member: "Delete", input: [], node: .collection),

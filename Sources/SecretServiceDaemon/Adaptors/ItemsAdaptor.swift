@@ -1,0 +1,55 @@
+// io.coffer.Items
+// SPDX-License-Identifier: Apache-2.0
+// Coffer's batch reads of items: the properties of many items in one call.
+
+import DBusWire
+import SecretServiceProtocol
+import SecretStore
+
+/// Serves `io.coffer.Items` on `/org/freedesktop/secrets` (`dbus/io.coffer.Items.xml`).
+///
+/// A search that returns N items otherwise costs N `Properties.GetAll` calls: N messages through the bus, N
+/// dispatches here and N replies for the client to decode. This answers them in one message, item by item exactly
+/// as `GetAll` would (both build the answer with ``ItemAdaptor/properties(of:caller:)``), so the access rules cannot
+/// differ.
+struct ItemsAdaptor {
+    let context: DaemonContext
+
+    /// `io.coffer.Items`: the properties of many items in one call, which the Secret Service interface can only give
+    /// one `GetAll` at a time. It lives beside `org.freedesktop.Secret.Service` on `/org/freedesktop/secrets`;
+    /// `dbus/io.coffer.Items.xml` must agree with it (a test compares them).
+    static let interface = ServedInterface(
+        SecretServiceNames.itemsInterface, adaptor: ItemsAdaptor.init,
+        methods: [
+            // It reads items of any collection by path, so it waits for a start-up unlock as GetSecrets does.
+            AdaptorMethod("GetItemProperties", in: [.init("items", SecretInterfaces.paths)],
+                          out: [.init("properties", propertiesByItem)], waitsForUnlocks: true) { adaptor, call in
+                try await adaptor.properties(of: call.args.objectPaths(0), caller: call.caller)
+            },
+        ])
+
+    static let propertiesByItem = DBusType.dictionary(key: .objectPath, value: SecretInterfaces.propertyMap)
+
+    /// `GetItemProperties(ao items) → a{oa{sv}}`. Paths naming no item are left out: between a client's search and
+    /// this read another client may delete an item, and that must not fail the read of the rest.
+    private func properties(of paths: [ObjectPath], caller: BusName) async throws(SecretServiceError)
+        -> HandlerResult {
+        var asked: [(path: ObjectPath, address: (collection: String, item: String))] = []
+        asked.reserveCapacity(paths.count)
+        var seen = Set<ObjectPath>()
+        for path in paths where seen.insert(path).inserted {
+            if let address = await context.itemLocation(for: path) { asked.append((path, address)) }
+        }
+        // One visit to the store for all of them; the access rules then apply item by item, as for GetAll.
+        let infos = try await context.store.itemInfos(asked.map(\.address))
+        let items = ItemAdaptor(context: context)
+        var entries: [DictEntry] = []
+        entries.reserveCapacity(asked.count)
+        for (path, info) in zip(asked.map(\.path), infos) {
+            guard let info else { continue }
+            let values = await items.properties(of: info, caller: caller)
+            entries.append(DictEntry(.objectPath(path), .variantDictionary(values)))
+        }
+        return HandlerResult([.dictionary(key: .objectPath, value: SecretInterfaces.propertyMap, entries)])
+    }
+}

@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: Apache-2.0
+// Keychain's async calls await the SecItem core on the connection's loop: many calls in flight hold no thread each.
+
+import DBusTransport
+import DBusWire
+import Foundation
+import CofferKeychain
+@testable import Security
+import SecretServiceClient
+import SecretServiceProtocol
+import SecretServiceTestSupport
+import Testing
+
+/// Owns `org.freedesktop.secrets`; offers only a plain session; holds `SearchItems` replies until `batch` calls are
+/// waiting, counts this process's threads at that moment, then answers each with no items.
+private struct HeldSearchProvider {
+    let server: Task<Void, Never>
+
+    static func threadCount() -> Int {
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count) ?? 0
+    }
+
+    /// - Returns: the provider, and a task that ends with the thread counts taken at each full batch.
+    static func start(on bus: TestBus, batches: [Int]) async throws -> (HeldSearchProvider, Task<[Int], Never>) {
+        let connection = try await bus.connect()
+        try await connection.registerObjectTree(at: SecretServiceNames.servicePath)
+        let reply = try await connection.requestName(SecretServiceNames.busName, flags: [.doNotQueue])
+        guard reply == .primaryOwner else { throw SecretServiceClientError.transport("stand-in provider: \(reply)") }
+        let (counts, continuation) = AsyncStream.makeStream(of: Int.self)
+        let server = Task {
+            var held: [Message] = []
+            var remaining = batches
+            for await call in connection.messages where call.kind == .methodCall {
+                switch call.member?.rawValue {
+                case "OpenSession" where call.body.first?.string == "plain":
+                    _ = try? await connection.send(call.makeReply([
+                        .variant(.string("")), .objectPath("/org/freedesktop/secrets/session/1"),
+                    ]))
+                case "OpenSession":
+                    _ = try? await connection.send(call.makeErrorReply(DBusError(.notSupported, "plain only")))
+                case "SearchItems":
+                    held.append(call)
+                    guard held.count == remaining.first else { continue }
+                    remaining.removeFirst()
+                    continuation.yield(threadCount())
+                    for call in held {
+                        _ = try? await connection.send(call.makeReply([.objectPaths([]), .objectPaths([])]))
+                    }
+                    held.removeAll()
+                    if remaining.isEmpty { continuation.finish() }
+                default:
+                    _ = try? await connection.send(call.makeErrorReply(DBusError(.unknownMethod, "not scripted")))
+                }
+            }
+        }
+        let collected = Task {
+            var taken: [Int] = []
+            for await count in counts { taken.append(count) }
+            return taken
+        }
+        return (HeldSearchProvider(server: server), collected)
+    }
+}
+
+extension KeychainSuites {
+    @Suite("Async core")
+    struct AsyncCoreTests {
+        @Test("many async reads in flight at once add no thread per call", .timeLimit(.minutes(1)))
+        func noThreadPerCall() async throws {
+            let cores = ProcessInfo.processInfo.activeProcessorCount
+            // More calls than the concurrency pool could add threads, so a thread per call cannot hide in it.
+            let calls = max(16, 2 * cores + 8)
+            try await TestBus.withPrivateBus { bus in
+                let (provider, counts) = try await HeldSearchProvider.start(on: bus, batches: [1, calls])
+                let configuration = KeychainConfiguration(busAddress: bus.address, accessGroup: testGroup,
+                                                          allowsPlainSession: true, lockDirectory: bus.directory.path)
+                let keychain = Keychain(service: "held").configuration(configuration)
+                // The first call opens the connection (its loop thread is then part of the baseline).
+                #expect(try await keychain.getData("warm-up") == nil)
+                let baseline = HeldSearchProvider.threadCount()
+                try await withDeadline(.seconds(30), waitingFor: "\(calls) reads held by the provider") {
+                    try await withThrowingTaskGroup(of: Data?.self) { group in
+                        for index in 0..<calls {
+                            group.addTask { try await keychain.getData("key\(index)") }
+                        }
+                        for try await data in group { #expect(data == nil) }
+                    }
+                }
+                let observed = await counts.value
+                #expect(observed.count == 2)
+                let peak = observed.last ?? 0
+                // The pool may grow to one thread per core; a thread per call would add `calls` threads.
+                #expect(peak - baseline <= cores + 2,
+                        "\(calls) calls in flight: \(baseline) threads before, \(peak) while they waited")
+                await KeychainLibrary.closeConnection(for: configuration)
+                provider.server.cancel()
+            }
+        }
+    }
+}
+
+/// Whether a thread of this process has the name `name` (Linux: `/proc/self/task/*/comm`).
+private func threadNamed(_ name: String) -> Bool {
+    let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+    return tasks.contains { task in
+        let comm = try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8)
+        return comm?.trimmingCharacters(in: .whitespacesAndNewlines) == name
+    }
+}
+
+extension KeychainSuites.AsyncCoreTests {
+    @Test("an async write waits for another writer's lock on a thread of its own, then writes", .timeLimit(.minutes(1)))
+    func asyncWriteWaitsForLock() async throws {
+        try await withKeychain(.cofferd) { _, _, _ in
+            let keychain = Keychain(service: "locked")
+            let configuration = KeychainConfiguration.current
+            // The blocking acquire: the lock is free, so this returns at once.
+            var held: FileLock? = try FileLock.acquire(for: configuration,
+                                                       environment: ProcessInfo.processInfo.environment)
+            let writer = Task {
+                try await KeychainConfiguration.withConfiguration(configuration) {
+                    try await keychain.set("written", key: "k")
+                }
+            }
+            // The write is waiting for the lock once its waiting thread exists (the thread's name is the event).
+            try await withDeadline(.seconds(20), waitingFor: "the write to wait for the lock") {
+                while !threadNamed("coffer.lockwait") {
+                    try Task.checkCancellation()
+                    await Task.yield()
+                }
+            }
+            #expect(try keychain.getString("k") == nil, "the write went ahead while another writer held the lock")
+            held = nil  // closing the descriptor releases the lock
+            try await withDeadline(.seconds(20), waitingFor: "the write after the lock was released") {
+                try await writer.value
+            }
+            #expect(try keychain.getString("k") == "written")
+        }
+    }
+}
