@@ -188,6 +188,7 @@ bench: setup
 	$(call apt_install,$(BENCH_PACKAGES))
 	swift build -c release --product cofferd
 	swift build -c release --product keychain-bench
+	swift build -c release --product coffer
 	python3 Benchmarks/run.py --cofferd "$$(swift build -c release --show-bin-path)/cofferd" \
 	  --keychain-bench "$$(swift build -c release --show-bin-path)/keychain-bench" \
 	  $(if $(filter quick,$(BENCH_MODE)),--quick) $(BENCH_ARGS)

@@ -55,7 +55,7 @@ let package = Package(
         .target(name: "SecretCrypto", dependencies: ["CGcrypt"], swiftSettings: strict),
         .target(name: "SecretServiceProtocol", dependencies: ["DBusWire"], swiftSettings: strict),
         .target(
-            name: "SecretStore", dependencies: ["SecretServiceProtocol", "SecretCrypto", log],
+            name: "SecretStore", dependencies: ["SecretServiceProtocol", "SecretCrypto", "CollectionSync", log],
             exclude: ["Persistence/FORMAT.md"], swiftSettings: strict),
         .target(
             name: "SecretServiceDaemon",
@@ -68,7 +68,8 @@ let package = Package(
             dependencies: ["DBusTransport", "SecretServiceProtocol", "SecretCrypto", log],
             swiftSettings: strict),
         // Synchronized collections: per-device journals in a folder a sync engine carries, and their merge
-        // (docs/SYNC.md). Pure Swift over SecretCrypto; cofferd does not use it yet, `coffer sync status` reads a folder.
+        // (docs/SYNC.md). Pure Swift over SecretCrypto; the store writes synchronized collections' journals with it,
+        // `coffer sync status` reads a folder.
         .target(name: "CollectionSync", dependencies: ["SecretCrypto"], swiftSettings: strict),
         .target(name: "KeyringFiles", dependencies: ["SecretCrypto"], exclude: ["ARCHIVE.md"], swiftSettings: strict),
         // LAContext for Linux, in a module of Apple's name so iOS code that imports LocalAuthentication builds.
@@ -114,7 +115,7 @@ let package = Package(
         .testTarget(name: "SecretCryptoTests", dependencies: ["SecretCrypto"], swiftSettings: strict),
         .testTarget(name: "SecretServiceProtocolTests", dependencies: ["SecretServiceProtocol"], swiftSettings: strict),
         .testTarget(name: "CollectionSyncTests", dependencies: ["CollectionSync", "SecretCrypto"], swiftSettings: strict),
-        .testTarget(name: "SecretStoreTests", dependencies: ["SecretStore", "SecretCrypto"], swiftSettings: strict),
+        .testTarget(name: "SecretStoreTests", dependencies: ["SecretStore", "SecretCrypto", "CollectionSync"], swiftSettings: strict),
         .testTarget(
             name: "SecretServiceDaemonTests",
             dependencies: ["SecretServiceDaemon", "SecretServiceProtocol", "SecretStore", "DBusWire", "SecretCrypto", log],

@@ -60,6 +60,7 @@ class Instance:
         waiter = subprocess.Popen([client, "coldstart" if n > 0 else "waitname", "1", str(max(n, 1))], env=self.env,
                                   stdout=subprocess.PIPE, text=True)
         started = time.monotonic_ns()
+        self.provider.prepare(self.home)
         self.process = subprocess.Popen(self.provider.command(unlock), env=self.env, stdin=subprocess.PIPE,
                                         stdout=self.log, stderr=self.log, cwd=self.root)
         if self.provider.reads_password:
@@ -130,6 +131,9 @@ class Provider:
     def data_dir(self, home):
         return None
 
+    def prepare(self, home):
+        """Writes what the provider needs in `home` before each start (templates are copied to other places)."""
+
     def cached_template(self, scratch, tag, n, log, how, prepare):
         """The HOME under scratch/templates holding the N-item state; `prepare(instance)` makes it the first time."""
         path = os.path.join(scratch, "templates", f"{self.name}-{n}-{tag}")
@@ -184,6 +188,48 @@ class Cofferd(Provider):
                 instance.stop()
 
         return self.cached_template(scratch, version, n, log, "stores through the client", fill)
+
+
+class CofferdSync(Cofferd):
+    """cofferd whose login collection is synchronized through a folder in its HOME (docs/SYNC.md): each change is
+    also appended to the device's journal and synced with the collection file. Its cold start includes verifying
+    the journal of N records."""
+
+    def __init__(self, binary, access_control="off"):
+        super().__init__(binary, name="cofferd-sync", access_control=access_control)
+
+    def template(self, scratch, client, n, log):
+        """cofferd's N items stored while login is synchronized, so that each run measures the steady state, not
+        the one-time writing of every item to a new journal."""
+        with open(self.binary, "rb") as f:
+            version = hashlib.sha256(f.read()).hexdigest()[:12]
+
+        def fill(instance):
+            # The first start makes login; the second (on a new bus, over the same HOME) unlocks it with its
+            # password, which synchronizes it.
+            instance.start(client, 0)
+            instance.stop()
+            again = Instance(self, instance.root)
+            try:
+                again.start(client, 0)
+                filler = subprocess.run([client, "fill", str(n), "0"], env=again.env, timeout=7200)
+                if filler.returncode != 0:
+                    raise RuntimeError("filling cofferd-sync failed")
+            finally:
+                again.stop()
+
+        return self.cached_template(scratch, version, n, log, "stores through the client, synchronized", fill)
+
+    @staticmethod
+    def folder(home):
+        return os.path.join(home, "Sync")
+
+    def prepare(self, home):
+        os.makedirs(self.folder(home), exist_ok=True)
+        config = os.path.join(home, ".config", "coffer")
+        os.makedirs(config, exist_ok=True)
+        with open(os.path.join(config, "cofferd.conf"), "w") as f:
+            f.write(f"[collection login]\nsync-folder = {self.folder(home)}\n")
 
 
 class GnomeKeyring(Provider):

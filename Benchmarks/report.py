@@ -55,12 +55,15 @@ def ratio(value):
 
 
 def table(results, sizes, providers):
-    names = [p for p in ("null", "cofferd", "baseline", "gnome-keyring") if p in providers]
+    names = [p for p in ("null", "cofferd", "cofferd-sync", "baseline", "gnome-keyring") if p in providers]
     head = ["N", "metric"] + names + [f"{p}/floor" for p in names if p != "null"]
     if "cofferd" in names and "gnome-keyring" in names:
         head.append("cofferd/gnome-keyring")
     if "baseline" in names:
         head.append("cofferd/baseline")
+    # The cost of a synchronized collection (docs/SYNC.md): goal ≤ 1.2× on stores.
+    if "cofferd" in names and "cofferd-sync" in names:
+        head.append("sync/cofferd")
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for n in sizes:
         for key, label, unit, scale, _ in METRICS:
@@ -75,6 +78,8 @@ def table(results, sizes, providers):
                 row.append(ratio(paired_ratio(results, n, key, "cofferd", "gnome-keyring")))
             if "baseline" in names:
                 row.append(ratio(paired_ratio(results, n, key, "cofferd", "baseline")))
+            if "cofferd" in names and "cofferd-sync" in names:
+                row.append(ratio(paired_ratio(results, n, key, "cofferd-sync", "cofferd")))
             lines.append("| " + " | ".join(row) + " |")
     return "\n".join(lines)
 

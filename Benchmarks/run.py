@@ -217,6 +217,35 @@ def one_round(args, providers, templates, client, n, rnd, results, scratch, libs
             inst.stop()
 
 
+def sync_merge(args, provider, template, client, n, results, scratch):
+    """The time a second machine takes to merge a journal of N records: a cofferd-sync instance publishes its N items
+    (its start), then a fresh cofferd joins a copy of the folder. The join's wall time less the two Argon2id runs it
+    makes (opening the wrap, the new collection's password), measured on the joining instance."""
+    root = os.path.join(scratch, "runs", f"sync-merge-{n}")
+    shutil.rmtree(root, ignore_errors=True)
+    os.makedirs(root)
+    shutil.copytree(template, os.path.join(root, "first", "home"), symlinks=True)
+    first = prov.Instance(provider, os.path.join(root, "first"))
+    first.start(client, n)
+    first.stop()
+    joiner = prov.Instance(prov.Cofferd(provider.binary, name="joiner"), os.path.join(root, "second"))
+    joiner.start(client, 0)
+    try:
+        folder = os.path.join(joiner.home, "Sync")
+        shutil.copytree(prov.CofferdSync.folder(first.home), folder)
+        kdf = float(run_client(client, joiner, "kdf", 1, 0, 0)[0][1]) / 1e9
+        coffer = os.path.join(os.path.dirname(provider.binary), "coffer")
+        began = time.monotonic()
+        joined = subprocess.run([coffer, "sync", "join", folder, "--label", "Joined"], env=joiner.env,
+                                input=prov.PASSWORD + "\n", capture_output=True, text=True, timeout=3600)
+        spent = time.monotonic() - began
+        if joined.returncode != 0:
+            raise RuntimeError(f"coffer sync join failed: {joined.stderr.strip()}")
+        results.setdefault((n, provider.name, "sync_merge"), []).append(spent - 2 * kdf)
+    finally:
+        joiner.stop()
+
+
 def machine():
     cpu = "unknown CPU"
     with open("/proc/cpuinfo") as f:
@@ -236,7 +265,7 @@ def main():
     parser.add_argument("--sizes", help="comma-separated item counts (default 100,1000,10000)")
     parser.add_argument("--rounds", type=int, help="rounds per size (default 5)")
     parser.add_argument("--turns", type=int, default=2, help="turns per operation and provider in a round")
-    parser.add_argument("--providers", default="null,cofferd,gnome-keyring")
+    parser.add_argument("--providers", default="null,cofferd,cofferd-sync,gnome-keyring")
     parser.add_argument("--baseline", help="another cofferd binary to run side by side as 'baseline' (A/B of a change)")
     parser.add_argument("--keychain-bench", help="the keychain-bench binary: adds the Keychain library's rows")
     parser.add_argument("--keychain-baseline", help="an older keychain-bench build to run beside it (A/B)")
@@ -267,6 +296,7 @@ def main():
         wanted.remove("gnome-keyring")
     catalogue = {"null": prov.NullProvider(null_binary),
                  "cofferd": prov.Cofferd(os.path.abspath(args.cofferd), access_control=args.access_control),
+                 "cofferd-sync": prov.CofferdSync(os.path.abspath(args.cofferd), access_control=args.access_control),
                  "gnome-keyring": prov.GnomeKeyring()}
     if args.baseline:
         catalogue["baseline"] = prov.Cofferd(os.path.abspath(args.baseline), name="baseline",
@@ -280,6 +310,8 @@ def main():
         for rnd in range(rounds):
             log(f"N = {n:,}: round {rnd + 1} of {rounds}")
             one_round(args, providers, templates, client, n, rnd, results, scratch, libsecret)
+        if "cofferd-sync" in templates and not args.library_only:
+            sync_merge(args, catalogue["cofferd-sync"], templates["cofferd-sync"], client, n, results, scratch)
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     print(f"Coffer benchmark, {stamp}; {machine()}; {rounds} round(s) of {args.turns} turn(s), "
           f"{'quick' if args.quick else 'full'} mode, {time.monotonic() - began:.0f} s\n")
@@ -290,6 +322,10 @@ def main():
         print(report.library_table(results, sizes, wanted))
     if not args.library_only:
         print("\nTargets:\n" + report.targets(results, sizes))
+    merges = [(n, results[(n, "cofferd-sync", "sync_merge")][0]) for n in sizes if (n, "cofferd-sync", "sync_merge") in results]
+    if merges:
+        print("\nSynchronized collections: merging another device's journal of N records (coffer sync join, less its "
+              "two key derivations):\n" + "\n".join(f"  N = {n:,}: {seconds:.2f} s" for n, seconds in merges))
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"|".join(map(str, k)): v for k, v in results.items()}, f, indent=1)

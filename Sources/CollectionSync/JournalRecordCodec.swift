@@ -32,7 +32,9 @@ enum JournalRecordCodec {
     static func seal(_ change: SyncChange, clock: HybridTimestamp, sequence: UInt64, device: DeviceID,
                      previousMAC: [UInt8], keys: SyncKeys) throws -> (bytes: [UInt8], mac: [UInt8]) {
         let plaintext = try change.plaintext(clock: clock)
-        let nonce = SecureRandom.bytes(count: AES256GCM.nonceByteCount)
+        // libgcrypt's nonce generator (random, seeded from the strong one) rather than the strong generator, whose
+        // entropy poll on every call would be a visible share of each change's cost, as for the collection file.
+        let nonce = SecureRandom.nonce(count: AES256GCM.nonceByteCount)
         let sealed = try keys.record.seal(plaintext, nonce: nonce,
                                           associatedData: associatedData(keys.collection, device, sequence))
         plaintext.wipe()

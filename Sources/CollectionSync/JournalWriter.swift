@@ -24,7 +24,7 @@ public final class JournalWriter {
     let keys: SyncKeys
     private var fd: Int32
     private var chain: [UInt8]
-    /// The file's length after the last acknowledged record.
+    /// The file's length after the last record written.
     private var length: Int
 
     /// What opening found in the journal.
@@ -119,23 +119,51 @@ public final class JournalWriter {
     ///   ``SyncFormatError`` for a change too large for the format; ``ClockError``.
     @discardableResult
     public func append(_ change: SyncChange) throws -> SyncRecord {
+        let before = (clock, length, chain, nextSequence)
+        let (record, descriptor) = try appendUnsynced(change)
+        defer { close(descriptor) }
+        do {
+            try SyncFiles.sync(descriptor, path: path)
+        } catch {
+            (clock, length, chain, nextSequence) = before
+            cutBack(to: length)
+            throw error
+        }
+        return record
+    }
+
+    /// Appends `change` without waiting for the disk, for an owner that must not block its thread on an `fsync`
+    /// (cofferd's store runs on the bus loop). The owner syncs the returned descriptor (a duplicate of the
+    /// journal's, its own to close) before it acknowledges the change; a record that never became durable is torn
+    /// or whole after a crash, and the next ``open(folder:device:keys:wallClock:)`` verifies what is there.
+    /// - Returns: the record as readers will see it, and the descriptor to sync.
+    /// - Throws: as ``append(_:)``, but never for the sync.
+    public func appendUnsynced(_ change: SyncChange) throws -> (record: SyncRecord, descriptor: Int32) {
         try checkStillOwnFile()
         var next = clock
         let stamp = try next.tick()
         let framed = try JournalRecordCodec.seal(change, clock: stamp, sequence: nextSequence, device: device,
                                                  previousMAC: chain, keys: keys)
+        let descriptor = dup(fd)
+        guard descriptor >= 0 else { throw SyncIOError("cannot duplicate the descriptor of", path) }
         do {
             try SyncFiles.writeAll(fd, framed.bytes, path: path)
-            try SyncFiles.sync(fd, path: path)
         } catch {
-            _ = ftruncate(fd, off_t(length))
+            close(descriptor)
+            cutBack(to: length)
             throw error
         }
         clock = next
         length += framed.bytes.count
         chain = framed.mac
         defer { nextSequence += 1 }
-        return SyncRecord(device: device, sequence: nextSequence, clock: stamp, change: change)
+        return (SyncRecord(device: device, sequence: nextSequence, clock: stamp, change: change), descriptor)
+    }
+
+    /// Cuts the file back to its last record after a failed write or sync. An owner of ``appendUnsynced(_:)`` whose
+    /// sync fails cannot cut (later records may follow): it drops the writer and reopens, which verifies the file.
+    private func cutBack(to length: Int) {
+        _ = ftruncate(fd, off_t(length))
     }
 
     /// Refuses to append when something else changed the journal: an engine that renamed another copy over it

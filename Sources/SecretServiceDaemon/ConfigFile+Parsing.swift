@@ -14,6 +14,7 @@ extension ConfigFile {
         var policy = AutoLockPolicy()
         var allowReplacement = false
         var access = AccessPolicy()
+        var syncFolders: [String: String] = [:]
         var section: Section?
         var sectionLines: [Section: Int] = [:]
         var keyLines: [Key: Int] = [:]
@@ -59,6 +60,16 @@ extension ConfigFile {
                 }
                 continue
             }
+            if key == .syncFolder {
+                // belongs(in:) admits only [collection ID] sections.
+                guard case .collection(let id) = section else { continue }
+                guard value.hasPrefix("/") else {
+                    throw failure("sync-folder: expected an absolute path, not "
+                        + (value.isEmpty ? "nothing" : "'\(value)'"))
+                }
+                syncFolders[id] = String(value)
+                continue
+            }
             if key == .accessControl {
                 guard let mode = AccessControl(rawValue: String(value)) else {
                     throw failure("access-control: expected off, ask or strict, not "
@@ -84,7 +95,7 @@ extension ConfigFile {
             }
             section.store(settings, in: &policy)
         }
-        self.init(autoLock: policy, allowReplacement: allowReplacement, accessPolicy: access)
+        self.init(autoLock: policy, allowReplacement: allowReplacement, accessPolicy: access, syncFolders: syncFolders)
     }
 
     // MARK: - Pieces
@@ -96,13 +107,25 @@ extension ConfigFile {
         case onScreenLock = "lock-on-screen-lock"
         case allowReplacement = "allow-replacement"
         case accessControl = "access-control"
+        case syncFolder = "sync-folder"
 
-        /// The auto-lock and access keys go under [defaults] or a collection; daemon-wide settings under [daemon].
+        /// The auto-lock and access keys go under [defaults] or a collection; daemon-wide settings under [daemon];
+        /// a sync folder belongs to one collection.
         func belongs(in section: Section) -> Bool {
-            (self == .allowReplacement) == (section == .daemon)
+            if self == .syncFolder {
+                if case .collection = section { return true }
+                return false
+            }
+            return (self == .allowReplacement) == (section == .daemon)
         }
 
-        var sections: String { self == .allowReplacement ? "[daemon]" : "[defaults] or [collection ID]" }
+        var sections: String {
+            switch self {
+            case .allowReplacement: "[daemon]"
+            case .syncFolder: "[collection ID]"
+            default: "[defaults] or [collection ID]"
+            }
+        }
     }
 
     private enum Section: Hashable, CustomStringConvertible {

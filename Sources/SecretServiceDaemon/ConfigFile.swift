@@ -13,12 +13,15 @@ public struct ConfigFile: Sendable, Hashable {
     public var allowReplacement: Bool
     /// The `access-control` settings (docs/ACCESS-CONTROL.md).
     public var accessPolicy: AccessPolicy
+    /// `sync-folder` by collection id: the folder each synchronized collection's journals are in (docs/SYNC.md).
+    public var syncFolders: [String: String]
 
     public init(autoLock: AutoLockPolicy = .off, allowReplacement: Bool = false,
-                accessPolicy: AccessPolicy = AccessPolicy()) {
+                accessPolicy: AccessPolicy = AccessPolicy(), syncFolders: [String: String] = [:]) {
         self.autoLock = autoLock
         self.allowReplacement = allowReplacement
         self.accessPolicy = accessPolicy
+        self.syncFolders = syncFolders
     }
 
     /// Larger files are refused: the format needs a few lines, and reading stays bounded.

@@ -34,6 +34,8 @@ public struct DaemonConfiguration: Sendable {
     public var accessPolicy: AccessPolicy
     /// The logind session whose screen lock locks collections (`XDG_SESSION_ID`); `nil` asks logind.
     public var loginSessionID: String?
+    /// `sync-folder` by collection id (docs/SYNC.md).
+    public var syncFolders: [String: String] = [:]
 
     public init(busAddress: String? = nil, replace: Bool = false, allowReplacement: Bool = false,
                 prompter: any Prompter = FixedPrompter.autoAccept,

@@ -21,6 +21,7 @@ extension SecretServiceDaemon {
     /// exists and at nothing else was chosen; without files it points at `session`.
     /// - Returns: the unlock to run beside the name claim, if any.
     func bootstrapCollections() async throws -> PendingUnlock? {
+        await store.configureSyncFolders(configuration.syncFolders)
         for problem in try await store.loadCollections() {
             logger.error("collection file unavailable; it is left untouched",
                          metadata: ["secret.collection": "\(problem.id)", "path": "\(problem.path)",

@@ -19,6 +19,8 @@ public enum SecretServiceNames {
     public static let keySlotsInterface: InterfaceName = "io.coffer.KeySlots"
     /// Coffer's interface for which application may use which item (`dbus/io.coffer.Access.xml`).
     public static let accessInterface: InterfaceName = "io.coffer.Access"
+    /// Coffer's interface for synchronized collections (`dbus/io.coffer.Sync.xml`, docs/SYNC.md).
+    public static let syncInterface: InterfaceName = "io.coffer.Sync"
     /// Coffer's batch reads of item properties (`dbus/io.coffer.Items.xml`).
     public static let itemsInterface: InterfaceName = "io.coffer.Items"
     /// Coffer's own interface on the service object (`dbus/io.coffer.Daemon.xml`).

@@ -157,17 +157,20 @@ extension SecretStore {
         try limits.check(label: label)
         try limits.check(attributes: attributes)
         try limits.check(secretByteCount: secret.value.count, contentType: secret.contentType)
+        let link = try await syncLink(for: collection)
         let state = try unlockedState(of: collection)
         let now = clock.now()
         if replace, let existing = state.matches(attributes).first, let old = try openMeta(existing.id, in: state) {
             try limits.check(totalSecretBytes: storedSecretBytes(), adding: secret.value.count,
                              removing: existing.sealed.secretByteCount)
-            let meta = ItemMeta(label: label, attributes: attributes, contentType: secret.contentType,
-                                created: old.created, modified: now, creator: old.creator)
+            var meta = ItemMeta(label: label, attributes: attributes, contentType: secret.contentType,
+                                created: old.created, modified: now, creator: old.creator, syncItem: old.syncItem)
+            prepareForSync(&meta, link: link)
             let pending = try write(existing, meta: meta, secret: secret.value, in: state)
+            let journal = try journalPut(existing.id, meta: meta, secret: secret.value, link: link, in: collection)
             eventSink.yield(.itemChanged(collection: collection, item: existing.id, [.label, .attributes, .modified]))
             eventSink.yield(.collectionChanged(collection, [.modified]))
-            try await settle(pending)
+            try await settle(pending, journal: journal, of: collection)
             return (existing.id, false)
         }
         try limits.check(newItemIn: state.items.count)
@@ -176,13 +179,15 @@ extension SecretStore {
         let item = StoredItem(id: String(sequence), sequence: sequence, knownModified: nil,
                               sealed: SealedItem(tags: [], meta: SealedBlob(nonce: [], sealed: []),
                                                  secret: SealedBlob(nonce: [], sealed: [])))
-        let meta = ItemMeta(label: label, attributes: attributes, contentType: secret.contentType, created: now,
+        var meta = ItemMeta(label: label, attributes: attributes, contentType: secret.contentType, created: now,
                             modified: now, creator: creator)
+        prepareForSync(&meta, link: link)
         let pending = try write(item, meta: meta, secret: secret.value, in: state)
         collections[collection]?.nextSequence = sequence + 1
+        let journal = try journalPut(item.id, meta: meta, secret: secret.value, link: link, in: collection)
         eventSink.yield(.itemCreated(collection: collection, item: item.id))
         eventSink.yield(.collectionChanged(collection, [.items, .modified]))
-        try await settle(pending)
+        try await settle(pending, journal: journal, of: collection)
         return (item.id, true)
     }
 
@@ -190,16 +195,19 @@ extension SecretStore {
     /// - Throws: `noSuchObject`, `isLocked`, `failed`.
     public func deleteItem(collection: String, item: String) async throws(SecretServiceError) {
         await waitForCompaction(of: collection)
+        let link = try await syncLink(for: collection)
         let state = try unlockedState(of: collection)
         guard state.items[item] != nil else { throw .noSuchObject("no such item") }
+        let meta = link != nil ? try openMeta(item, in: state) : nil
         let pending = try persist(.delete(itemID: item), in: state)
         collections[collection]?.remove(item)
         collections[collection]?.modified = clock.now()
         compactIfWorthwhile(collection)
         markUsed(collection)
+        let journal = try journalDelete(meta, link: link, in: collection)
         eventSink.yield(.itemDeleted(collection: collection, item: item))
         eventSink.yield(.collectionChanged(collection, [.items, .modified]))
-        try await settle(pending)
+        try await settle(pending, journal: journal, of: collection)
     }
 
     /// Renames an item.
@@ -235,6 +243,7 @@ extension SecretStore {
     private func modify(collection: String, item: String, changed: ItemProperty?,
                         _ change: (inout ItemMeta, inout SecretBytes?) -> Void) async throws(SecretServiceError) {
         await waitForCompaction(of: collection)
+        let link = try await syncLink(for: collection)
         let state = try unlockedState(of: collection)
         guard let stored = state.items[item], var meta = try openMeta(item, in: state) else {
             throw .noSuchObject("no such item")
@@ -242,12 +251,14 @@ extension SecretStore {
         var value: SecretBytes?
         change(&meta, &value)
         meta.modified = clock.now()
+        prepareForSync(&meta, link: link)
         let pending = try write(stored, meta: meta, secret: value, in: state)
+        let journal = try journalPut(item, meta: meta, secret: value, link: link, in: collection)
         var properties: Set<ItemProperty> = [.modified]
         if let changed { properties.insert(changed) }
         eventSink.yield(.itemChanged(collection: collection, item: item, properties))
         eventSink.yield(.collectionChanged(collection, [.modified]))
-        try await settle(pending)
+        try await settle(pending, journal: journal, of: collection)
     }
 
     /// An item's metadata, opened; `nil` when the item does not exist or the collection is locked.
@@ -263,7 +274,7 @@ extension SecretStore {
     /// Seals the item's new metadata (and secret, when given), writes it to the collection's file first when it has
     /// one, then updates memory. A failed write leaves memory unchanged.
     /// - Returns: the write to ``settle(_:)`` before acknowledging it.
-    private func write(_ item: StoredItem, meta: ItemMeta, secret: SecretBytes?, in state: CollectionState)
+    func write(_ item: StoredItem, meta: ItemMeta, secret: SecretBytes?, in state: CollectionState)
         throws(SecretServiceError) -> PendingWrite? {
         guard let vault = state.vault else { throw .isLocked("the collection is locked") }
         var updated = item

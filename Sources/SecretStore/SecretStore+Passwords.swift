@@ -106,7 +106,9 @@ extension SecretStore {
     public nonisolated func unlock(_ id: String, password: SecretBytes, announcing: Bool = true) async
         throws(SecretServiceError) -> Bool {
         let keys = try await slotKeys(of: id, secret: password, passwords: true)
-        return try await finishUnlockAfterCompaction(id, with: keys, announcing: announcing)
+        guard try await finishUnlockAfterCompaction(id, with: keys, announcing: announcing) else { return false }
+        await enableConfiguredSync(of: id, password: password)
+        return true
     }
 
     /// The key-encryption keys `secret` gives for each of the collection's password slots (`passwords`, Argon2id,
@@ -156,7 +158,9 @@ extension SecretStore {
     func finishUnlockAfterCompaction(_ id: String, with keys: [SlotKey], announcing: Bool) async
         throws(SecretServiceError) -> Bool {
         await waitForCompaction(of: id)
-        return try finishUnlock(id, with: keys, announcing: announcing)
+        guard try finishUnlock(id, with: keys, announcing: announcing) else { return false }
+        await openSyncAfterUnlock(id)
+        return true
     }
 
     func finishUnlock(_ id: String, with keys: [SlotKey], announcing: Bool = true) throws(SecretServiceError) -> Bool {

@@ -16,6 +16,10 @@ public actor SecretStore {
     /// enough because each wake-up re-reads every collection.
     public nonisolated let unlocks: AsyncStream<Void>
     let unlockSink: AsyncStream<Void>.Continuation
+    /// Yields a synchronized collection's directory in its folder each time its journal is opened (at unlock, or
+    /// when it is made synchronized), so the daemon watches it for other devices' journals. One consumer.
+    public nonisolated let openedSyncFolders: AsyncStream<OpenedSyncFolder>
+    let syncFolderSink: AsyncStream<OpenedSyncFolder>.Continuation
     /// The monotonic time that last-use and unlock stamps are read from.
     let usageClock: UsageClock
     let limits: ItemLimits
@@ -38,6 +42,12 @@ public actor SecretStore {
     /// locked: the credential itself stays readable by this process for its whole life anyway (systemd keeps it in
     /// `$CREDENTIALS_DIRECTORY`). A key counts only while its slot is unchanged (``SlotKey/slot``).
     var heldSlotKeys: [String: [UInt32: SlotKey]] = [:]
+    /// Synchronized collections' links to their folders, while unlocked (docs/SYNC.md; Sync/SecretStore+Sync.swift).
+    var syncLinks: [String: SyncLink] = [:]
+    /// Collections being made synchronized, so two requests cannot both make one so.
+    var enablingSync: Set<String> = []
+    /// The `sync-folder` settings, by collection.
+    var configuredSyncFolders: [String: String] = [:]
     /// Collections whose files failed to open, with the reason; never written to.
     var unavailable: [String: String] = [:]
     /// Whether new collections can be kept in files.
@@ -69,6 +79,7 @@ public actor SecretStore {
         self.syncer = syncer
         (events, eventSink) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
         (unlocks, unlockSink) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
+        (openedSyncFolders, syncFolderSink) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(64))
         self.usageClock = usageClock
         self.limits = limits
         self.clock = clock
@@ -80,6 +91,7 @@ public actor SecretStore {
     deinit {
         eventSink.finish()
         unlockSink.finish()
+        syncFolderSink.finish()
     }
 
     // MARK: - Collections
@@ -143,6 +155,7 @@ public actor SecretStore {
         await waitForCompaction(of: id)
         let state = try state(of: id)
         if let file = state.file { try removeFile(file, of: id) }
+        forgetSync(of: id)
         collections[id] = nil
         heldSlotKeys[id] = nil
         for (name, target) in aliases where target == id { aliases[name] = nil }
@@ -183,6 +196,7 @@ public actor SecretStore {
             state.keys = nil
             state.file?.writer = nil
             state.forgetMetadata()
+            syncLinks[id] = nil
         }
         collections[id] = state
         if !locked { markUnlocked(id) }

@@ -132,19 +132,19 @@ struct Cofferd: AsyncParsableCommand {
             Self.fail("no data directory: set HOME or XDG_DATA_HOME, or pass --data-dir", status: ExitStatus.failure)
         }
         let loginPassword: LoginPasswordInput? = unlock ? Self.loginPasswordInput(directory: directory) : nil
-        let daemon = SecretServiceDaemon(
-            configuration: DaemonConfiguration(
-                busAddress: address, replace: replace, allowReplacement: allowReplacement || settings.allowReplacement,
-                prompter: PinentryPrompter(
-                    configuration: .init(program: pinentry, timeout: .seconds(promptTimeout)),
-                    logger: Logger(label: "cofferd.pinentry")),
-                dataDirectory: directory, loginPassword: loginPassword,
-                loginChannelDirectory: Self.loginChannelDirectory(),
-                credentialsDirectory: Self.credentialsDirectory,
-                keyDerivation: Argon2idParameters(iterations: kdfIterations, memoryKiB: kdfMemory, parallelism: 1),
-                autoLock: settings.autoLock, loginSessionID: Environment.value("XDG_SESSION_ID"),
-                accessPolicy: settings.accessPolicy),
-            logger: logger)
+        var configuration = DaemonConfiguration(
+            busAddress: address, replace: replace, allowReplacement: allowReplacement || settings.allowReplacement,
+            prompter: PinentryPrompter(
+                configuration: .init(program: pinentry, timeout: .seconds(promptTimeout)),
+                logger: Logger(label: "cofferd.pinentry")),
+            dataDirectory: directory, loginPassword: loginPassword,
+            loginChannelDirectory: Self.loginChannelDirectory(),
+            credentialsDirectory: Self.credentialsDirectory,
+            keyDerivation: Argon2idParameters(iterations: kdfIterations, memoryKiB: kdfMemory, parallelism: 1),
+            autoLock: settings.autoLock, loginSessionID: Environment.value("XDG_SESSION_ID"),
+            accessPolicy: settings.accessPolicy)
+        configuration.syncFolders = settings.syncFolders
+        let daemon = SecretServiceDaemon(configuration: configuration, logger: logger)
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
                 services: [.init(service: daemon, successTerminationBehavior: .gracefullyShutdownGroup)],

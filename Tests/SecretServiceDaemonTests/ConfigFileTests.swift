@@ -85,6 +85,21 @@ struct ConfigFileTests {
         #expect(problem("[defaults\n") == "test.conf:1: a section header must end with ']'")
     }
 
+    @Test("sync-folder is an absolute path under [collection ID], absent by default, and refused elsewhere")
+    func syncFolder() throws {
+        func folders(_ text: String) throws -> [String: String] {
+            try ConfigFile(parsing: text, file: "test.conf").syncFolders
+        }
+        #expect(try folders("[collection login]\nsync-folder = /home/u/Sync/coffer\n") == ["login": "/home/u/Sync/coffer"])
+        #expect(try folders(Self.documented).isEmpty)
+        #expect(problem("[collection login]\nsync-folder = Sync\n")
+            == "test.conf:2: sync-folder: expected an absolute path, not 'Sync'")
+        #expect(problem("[collection login]\nsync-folder =\n")
+            == "test.conf:2: sync-folder: expected an absolute path, not nothing")
+        #expect(problem("[defaults]\nsync-folder = /s\n") == "test.conf:2: 'sync-folder' belongs under [collection ID]")
+        #expect(problem("[daemon]\nsync-folder = /s\n") == "test.conf:2: 'sync-folder' belongs under [collection ID]")
+    }
+
     @Test("allow-replacement is yes or no under [daemon], off when absent, and refused anywhere else")
     func allowReplacement() throws {
         func allows(_ text: String) throws -> Bool { try ConfigFile(parsing: text, file: "test.conf").allowReplacement }

@@ -64,6 +64,7 @@ struct IntrospectionTests {
     static let keySlotsFile = dbusDirectory.appendingPathComponent("\(SecretServiceNames.keySlotsInterface).xml")
     static let cofferFile = dbusDirectory.appendingPathComponent("\(SecretServiceNames.cofferInterface).xml")
     static let accessFile = dbusDirectory.appendingPathComponent("\(SecretServiceNames.accessInterface).xml")
+    static let syncFile = dbusDirectory.appendingPathComponent("\(SecretServiceNames.syncInterface).xml")
     static let itemsFile = dbusDirectory.appendingPathComponent("\(SecretServiceNames.itemsInterface).xml")
 
     func introspect(_ h: RouterHarness, _ path: ObjectPath) async throws -> IntrospectionSummary {
@@ -91,6 +92,9 @@ struct IntrospectionTests {
             #expect(access.interfaces[accessName]?.contains("method \(member)") == true, "\(member) missing")
         }
         #expect(access.interfaces[accessName]?.contains("method ReadLog  arg a(tsssuos) out") == true)
+        let sync = try IntrospectionSummary.parse(try String(contentsOf: Self.syncFile, encoding: .utf8))
+        let syncName = SecretServiceNames.syncInterface.rawValue
+        #expect(Array(sync.interfaces.keys) == [syncName])
         let items = try IntrospectionSummary.parse(try String(contentsOf: Self.itemsFile, encoding: .utf8))
         let itemsName = SecretServiceNames.itemsInterface.rawValue
         #expect(Array(items.interfaces.keys) == [itemsName])
@@ -126,12 +130,14 @@ struct IntrospectionTests {
                         "\(path): \(cofferName) differs")
                 #expect(served.interfaces[accessName] == access.interfaces[accessName],
                         "\(path): \(accessName) differs")
+                #expect(served.interfaces[syncName] == sync.interfaces[syncName], "\(path): \(syncName) differs")
                 #expect(served.interfaces[itemsName] == items.interfaces[itemsName], "\(path): \(itemsName) differs")
             } else {
                 #expect(served.interfaces[gnomeName] == nil, "\(path) serves \(gnomeName)")
                 #expect(served.interfaces[keySlotsName] == nil, "\(path) serves \(keySlotsName)")
                 #expect(served.interfaces[cofferName] == nil, "\(path) serves \(cofferName)")
                 #expect(served.interfaces[accessName] == nil, "\(path) serves \(accessName)")
+                #expect(served.interfaces[syncName] == nil, "\(path) serves \(syncName)")
                 #expect(served.interfaces[itemsName] == nil, "\(path) serves \(itemsName)")
             }
             for standard in ["org.freedesktop.DBus.Properties", "org.freedesktop.DBus.Introspectable",

@@ -19,7 +19,8 @@ enum SecretInterfaces {
     /// looks for it there. Coffer's own interfaces sit beside it, for the same reason: they name collections by path,
     /// as that one does.
     static let service = [ServiceAdaptor.interface, GnomeKeyringAdaptor.interface, KeySlotsAdaptor.interface,
-                          CofferAdaptor.interface, AccessAdaptor.interface, ItemsAdaptor.interface] + standard
+                          CofferAdaptor.interface, AccessAdaptor.interface, ItemsAdaptor.interface,
+                          SyncAdaptor.interface] + standard
     static let collection = [CollectionAdaptor.interface] + standard
     static let item = [ItemAdaptor.interface] + standard
     static let session = [SessionAdaptor.interface] + standard

@@ -14,6 +14,19 @@ protocol FileSyncing: Sendable {
 
     /// Replaces `path` with `bytes` as ``POSIXFile/replace(_:with:directory:)`` does.
     func replace(_ path: String, with bytes: [UInt8], directory: String) async -> ReplaceOutcome
+
+    /// Syncs several files a change must be durable in (a collection file and a synchronized collection's
+    /// journal), closing each descriptor; returns each result, in order.
+    func sync(_ fds: [Int32]) async -> [Int32]
+}
+
+extension FileSyncing {
+    /// One after the other; ``FileSyncer`` queues them together instead.
+    func sync(_ fds: [Int32]) async -> [Int32] {
+        var results: [Int32] = []
+        for fd in fds { results.append(await sync(fd)) }
+        return results
+    }
 }
 
 /// How an atomic replacement of a file went.
@@ -48,7 +61,13 @@ final class FileSyncer: FileSyncing {
     /// Syncs the file `fd` refers to and closes `fd`.
     /// - Returns: 0, or the `errno` of a failed fsync.
     func sync(_ fd: Int32) async -> Int32 {
-        await SyncThread.shared.sync(fd)
+        await SyncThread.shared.sync([fd])[0]
+    }
+
+    /// Queued together, so that one round of the sync thread takes them all: a change of a synchronized
+    /// collection waits for one round, not one per file.
+    func sync(_ fds: [Int32]) async -> [Int32] {
+        await SyncThread.shared.sync(fds)
     }
 
     func replace(_ path: String, with bytes: [UInt8], directory: String) async -> ReplaceOutcome {

@@ -16,6 +16,13 @@ struct ItemMeta: Sendable, Equatable {
     var creator: String? = nil
     /// Applications the user always allowed to use this item although they did not create it.
     var allowed: [String] = []
+    /// The item's id in its synchronized collection's journals (docs/SYNC.md), the same on every device; `nil` until
+    /// the item is first written to a journal.
+    var syncItem: [UInt8]? = nil
+    /// When the item holds another device's change, merged from its journal: that change's clock and device (24
+    /// bytes), so that reopening the journals tells it from a local change the journal may lack; `nil` for a local
+    /// change.
+    var syncStamp: [UInt8]? = nil
 
     func encode() -> [UInt8] {
         var writer = ByteWriter()
@@ -38,6 +45,14 @@ struct ItemMeta: Sendable, Equatable {
             writer.u16(UInt16(allowed.count))
             for application in allowed { writer.string(application) }
         }
+        if let syncItem {
+            writer.u8(Self.syncItemTag)
+            writer.raw(syncItem)
+        }
+        if let syncStamp {
+            writer.u8(Self.syncStampTag)
+            writer.raw(syncStamp)
+        }
         writer.u64(created)
         writer.u64(modified)
         return writer.bytes
@@ -47,6 +62,12 @@ struct ItemMeta: Sendable, Equatable {
     static let creatorTag: UInt8 = 1
     /// The tag of the optional list of applications always allowed.
     static let allowedTag: UInt8 = 2
+    /// The tag of the optional synchronized item id.
+    static let syncItemTag: UInt8 = 3
+    static let syncItemByteCount = 16
+    /// The tag of the optional stamp of a merged change.
+    static let syncStampTag: UInt8 = 4
+    static let syncStampByteCount = 24
     /// Only the content type, skipping the label and attributes before it.
     static func decodeContentType(_ bytes: UnsafeRawBufferPointer) throws(FormatError) -> String {
         var offset = 0
@@ -84,6 +105,8 @@ struct ItemMeta: Sendable, Equatable {
         let contentType = try reader.string()
         var creator: String?
         var allowed: [String] = []
+        var syncItem: [UInt8]?
+        var syncStamp: [UInt8]?
         var lastTag: UInt8 = 0
         // Whatever precedes the two times is optional fields.
         while reader.remaining > 16 {
@@ -95,11 +118,14 @@ struct ItemMeta: Sendable, Equatable {
             case creatorTag: creator = try reader.string()
             case allowedTag:
                 for _ in 0..<Int(try reader.u16()) { allowed.append(try reader.string()) }
+            case syncItemTag: syncItem = try reader.raw(syncItemByteCount)
+            case syncStampTag: syncStamp = try reader.raw(syncStampByteCount)
             default: throw FormatError("unknown field \(tag) in item metadata")
             }
         }
         let meta = ItemMeta(label: label, attributes: attributes, contentType: contentType,
-                            created: try reader.u64(), modified: try reader.u64(), creator: creator, allowed: allowed)
+                            created: try reader.u64(), modified: try reader.u64(), creator: creator, allowed: allowed,
+                            syncItem: syncItem, syncStamp: syncStamp)
         guard reader.isAtEnd else { throw FormatError("trailing bytes in item metadata") }
         return meta
     }

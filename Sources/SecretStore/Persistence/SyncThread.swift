@@ -24,7 +24,8 @@ final class SyncThread: @unchecked Sendable {
 
     static let shared = SyncThread()
 
-    private typealias Request = (fd: Int32, done: CheckedContinuation<Int32, Never>)
+    /// The files one caller needs durable, answered together.
+    private typealias Request = (fds: [Int32], done: CheckedContinuation<[Int32], Never>)
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
     private var queued: [Request] = []
@@ -42,12 +43,12 @@ final class SyncThread: @unchecked Sendable {
         pthread_detach(thread)
     }
 
-    /// Syncs the file `fd` refers to and closes `fd`.
-    /// - Returns: 0, or the `errno` of a failed fsync.
-    func sync(_ fd: Int32) async -> Int32 {
+    /// Syncs the files `fds` refer to, in one round, and closes each.
+    /// - Returns: for each, 0 or the `errno` of a failed fsync.
+    func sync(_ fds: [Int32]) async -> [Int32] {
         await withCheckedContinuation { done in
             pthread_mutex_lock(mutex)
-            queued.append((fd, done))
+            queued.append((fds, done))
             let wasIdle = queued.count == 1
             pthread_mutex_unlock(mutex)
             // A round under way takes everything queued before it looks again; only an idle thread needs waking.
@@ -72,17 +73,20 @@ final class SyncThread: @unchecked Sendable {
     private static func syncOnce(_ round: [Request]) {
         var results: [FileIdentity: Int32] = [:]
         for request in round {
-            var info = stat()
-            let identity = fstat(request.fd, &info) == 0 ? FileIdentity(info) : nil
-            let result: Int32
-            if let identity, let known = results[identity] {
-                result = known
-            } else {
-                result = fsync(request.fd) == 0 ? 0 : errno
-                if let identity { results[identity] = result }
+            var answers: [Int32] = []
+            for fd in request.fds {
+                var info = stat()
+                let identity = fstat(fd, &info) == 0 ? FileIdentity(info) : nil
+                if let identity, let known = results[identity] {
+                    answers.append(known)
+                } else {
+                    let result = fsync(fd) == 0 ? 0 : errno
+                    if let identity { results[identity] = result }
+                    answers.append(result)
+                }
+                close(fd)
             }
-            close(request.fd)
-            request.done.resume(returning: result)
+            request.done.resume(returning: answers)
         }
     }
 

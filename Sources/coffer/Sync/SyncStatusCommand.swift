@@ -8,13 +8,14 @@ import SecretCrypto
 
 struct Sync: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Inspect a folder of synchronized collections.",
+        abstract: "Synchronize collections through a folder, and inspect such a folder.",
         discussion: """
             A synchronized collection lives in a folder that a sync engine (Syncthing, Nextcloud, a network share) \
-            carries between machines: one journal per device, sealed with the collection's keys. cofferd does not \
-            synchronize collections yet; these commands only read such a folder. See docs/SYNC.md.
+            carries between machines: one journal per device, sealed with the collection's keys. cofferd writes \
+            each change of a synchronized collection to its own journal and merges the other devices' journals \
+            as they arrive. See docs/SYNC.md.
             """,
-        subcommands: [SyncStatus.self])
+        subcommands: [SyncEnable.self, SyncJoin.self, SyncStatus.self])
 }
 
 struct SyncStatus: CofferCommand {
@@ -26,7 +27,9 @@ struct SyncStatus: CofferCommand {
             sizes and times, which devices left a password wrap. With --verify, asks the collection's password \
             (the first line of stdin when it is not a terminal), verifies every journal from its start and shows \
             each device's name, its records, whether the rest of its journal is still arriving, and why a journal \
-            would be set aside (tampered, truncated, rolled back, forked). Nothing is written.
+            would be set aside (tampered, truncated, rolled back, forked). With --daemon, also asks the running \
+            cofferd which keychain holds each collection (while it is unlocked) and which journals cofferd has set \
+            aside: a journal stays set aside there even if a later copy of the file looks whole. Nothing is written.
             """)
 
     @Argument(help: ArgumentHelp("The folder the sync engine keeps in step.", valueName: "folder"))
@@ -37,6 +40,9 @@ struct SyncStatus: CofferCommand {
 
     @Flag(help: "Ask the collection's password and verify every journal.")
     var verify = false
+
+    @Flag(help: "Also ask the running cofferd which keychain holds each collection and which journals it set aside.")
+    var daemon = false
 
     @OptionGroup var output: OutputOptions
 
@@ -65,6 +71,18 @@ struct SyncStatus: CofferCommand {
             var entry = try SyncStatusReport.Collection(place)
             if verify { try entry.verify(place, password: readPassword()) }
             report.collections.append(entry)
+        }
+        if daemon {
+            try await ProviderConnection.with { service in
+                for index in report.collections.indices {
+                    guard let merged = try await service.syncSetAside(report.collections[index].id) else { continue }
+                    report.collections[index].keychain = merged.keychain
+                    for (device, reason) in merged.journals {
+                        report.collections[index].devices.indices.filter { report.collections[index].devices[$0].id == device }
+                            .forEach { report.collections[index].devices[$0].setAsideByCofferd = reason }
+                    }
+                }
+            }
         }
         if output.json { try JSONOutput.print(report) } else { Console.write(report.text) }
     }

@@ -16,6 +16,9 @@ struct SyncStatusReport: Encodable {
         var verified = false
         /// The items the verified journals make together.
         var items: Int?
+        /// The local collection the running cofferd holds this synchronized collection as (`--daemon`), while it
+        /// is unlocked there.
+        var keychain: String?
 
         /// What the folder shows without keys.
         init(_ place: SyncFolder) throws {
@@ -67,6 +70,8 @@ struct SyncStatusReport: Encodable {
         /// Why the journal would be set aside.
         var setAside: String?
         var unreadable: String?
+        /// Why the running cofferd set this device's journal aside (`--daemon`).
+        var setAsideByCofferd: String?
     }
 
     var text: String {
@@ -75,6 +80,7 @@ struct SyncStatusReport: Encodable {
         for collection in collections {
             var heading = "collection \(collection.id): \(collection.devices.count) device(s)"
             if let items = collection.items { heading += ", \(items) item(s)" }
+            if let keychain = collection.keychain { heading += ", keychain \(keychain) in cofferd" }
             lines.append(heading)
             for device in collection.devices {
                 var line = "  device \(device.id)"
@@ -83,6 +89,7 @@ struct SyncStatusReport: Encodable {
                 if let modified = device.modified { line += ", modified \(modified)" }
                 if device.wrap { line += ", password wrap" }
                 lines.append(line)
+                if let reason = device.setAsideByCofferd { lines.append("    SET ASIDE by cofferd: \(reason)") }
                 guard collection.verified else { continue }
                 if let reason = device.setAside {
                     lines.append("    SET ASIDE: \(reason)")
