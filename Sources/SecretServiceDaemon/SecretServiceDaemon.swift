@@ -115,9 +115,8 @@ public final class SecretServiceDaemon: Service {
                 background.addTask { await watcher.run() }
             }
             // Other devices' journals of synchronized collections (docs/SYNC.md).
-            if let syncWatcher = SyncFolderWatcher(store: store, logger: logger) {
-                background.addTask { await syncWatcher.run() }
-            }
+            let syncWatcher = SyncFolderWatcher(store: store, logger: logger)
+            background.addTask { await syncWatcher.run() }
             await self.serve(router: router, connection: connection)
             await connection.close()
             background.cancelAll()

@@ -11,51 +11,62 @@ import SecretStore
 /// merge a collection's other journals whenever a journal file in its directory is written, renamed into place
 /// or removed. The store merges only unlocked collections; what arrives while one is locked is merged at its unlock.
 ///
-/// One inotify descriptor while the daemon runs; a thread of its own waits on it (``InotifyReader``). The watch
-/// table belongs to this actor.
+/// One inotify descriptor, made when the first synchronized collection is opened: a user has few inotify instances
+/// (128 by default), and a daemon without synchronized collections keeps none. A thread of its own waits on it
+/// (``InotifyReader``). The watch table belongs to this actor.
 actor SyncFolderWatcher {
     private let store: SecretStore
     private let logger: Logger
-    private let reader: InotifyReader
+    private var reader: InotifyReader?
     /// Which collections each watch stands for (one directory can serve several local collections only in theory,
     /// but a set costs nothing).
     private var collections: [Int32: Set<String>] = [:]
     /// The journals this daemon writes itself: closing them after a sync must not start a merge.
     private var ownJournals: Set<String> = []
+    private var reportedUnavailable = false
 
-    /// - Returns: `nil` when inotify is unavailable (logged; synchronized collections are then merged at unlock).
-    init?(store: SecretStore, logger: Logger) {
-        guard let reader = InotifyReader() else {
-            logger.error("inotify is unavailable; other devices' changes are merged only at unlock",
-                         metadata: ["error": "\(String(cString: strerror(errno)))"])
-            return nil
-        }
+    init(store: SecretStore, logger: Logger) {
         self.store = store
         self.logger = logger
-        self.reader = reader
     }
 
     /// Watches until cancelled.
     func run() async {
-        let changes = reader.start()
         await withTaskGroup(of: Void.self) { group in
-            group.addTask {
-                for await opened in self.store.openedSyncFolders { await self.watch(opened) }
+            for await opened in store.openedSyncFolders {
+                guard let reader = startedReader(in: &group) else { continue }
+                watch(opened, with: reader)
             }
-            group.addTask {
-                for await change in changes {
-                    for collection in await self.collections(of: change) {
-                        await self.store.mergeSyncArrivals(of: collection)
-                    }
-                }
-            }
-            await group.next()
             group.cancelAll()
         }
-        reader.stop()
+        reader?.stop()
     }
 
-    private func watch(_ opened: OpenedSyncFolder) {
+    /// The inotify reader, made and followed (in `group`) the first time a synchronized collection is opened;
+    /// `nil` when inotify is unavailable (logged once: such collections are then merged at unlock).
+    private func startedReader(in group: inout TaskGroup<Void>) -> InotifyReader? {
+        if let reader { return reader }
+        guard let made = InotifyReader() else {
+            if !reportedUnavailable {
+                reportedUnavailable = true
+                logger.error("inotify is unavailable; other devices' changes are merged only at unlock",
+                             metadata: ["error": "\(String(cString: strerror(errno)))"])
+            }
+            return nil
+        }
+        reader = made
+        let changes = made.start()
+        group.addTask {
+            for await change in changes {
+                for collection in await self.collections(of: change) {
+                    await self.store.mergeSyncArrivals(of: collection)
+                }
+            }
+        }
+        return made
+    }
+
+    private func watch(_ opened: OpenedSyncFolder, with reader: InotifyReader) {
         let mask = UInt32(IN_CLOSE_WRITE) | UInt32(IN_MOVED_TO) | UInt32(IN_DELETE) | UInt32(IN_ONLYDIR)
         let watch = inotify_add_watch(reader.descriptor, opened.directory, mask)
         guard watch >= 0 else {

@@ -38,6 +38,7 @@ enum FuzzMembers {
     static let coffer = "io.coffer.Daemon"
     static let access = "io.coffer.Access"
     static let items = "io.coffer.Items"
+    static let sync = "io.coffer.Sync"
     static let portalSecret = "org.freedesktop.impl.portal.Secret"
     static let portalPath: ObjectPath = "/org/freedesktop/portal/desktop"
     static let propertiesInterface = "org.freedesktop.DBus.Properties"
@@ -78,6 +79,9 @@ enum FuzzMembers {
         FuzzMember(interface: access, member: "Revoke", input: [.objectPath, .string, paths], node: .service),
         FuzzMember(interface: access, member: "ReadLog", input: [.uint64], node: .service),
         FuzzMember(interface: items, member: "GetItemProperties", input: [paths], node: .service),
+        FuzzMember(interface: sync, member: "Enable", input: [.objectPath, secret, .string], node: .service),
+        FuzzMember(interface: sync, member: "Join", input: [.string, .string, secret, .string], node: .service),
+        FuzzMember(interface: sync, member: "SetAside", input: [.string], node: .service),
         FuzzMember(interface: portalSecret, member: "RetrieveSecret",
                    input: [.objectPath, .string, .unixFD, properties], node: .portal),
         FuzzMember(interface: collection, member: "Delete", input: [], node: .collection),
