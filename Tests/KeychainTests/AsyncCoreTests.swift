@@ -99,39 +99,30 @@ extension KeychainSuites {
     }
 }
 
-/// Whether a thread of this process has the name `name` (Linux: `/proc/self/task/*/comm`).
-private func threadNamed(_ name: String) -> Bool {
-    let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
-    return tasks.contains { task in
-        let comm = try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8)
-        return comm?.trimmingCharacters(in: .whitespacesAndNewlines) == name
-    }
-}
-
 extension KeychainSuites.AsyncCoreTests {
-    @Test("an async write waits for another writer's lock on a thread of its own, then writes", .timeLimit(.minutes(1)))
+    @Test("an async write waits for another writer's lock, then writes", .timeLimit(.minutes(1)))
     func asyncWriteWaitsForLock() async throws {
-        try await withKeychain(.cofferd) { _, _, _ in
+        try await withKeychain(.cofferd) { bus, _, _ in
             let keychain = Keychain(service: "locked")
             let configuration = KeychainConfiguration.current
             // The blocking acquire: the lock is free, so this returns at once.
             var held: FileLock? = try FileLock.acquire(for: configuration,
                                                        environment: ProcessInfo.processInfo.environment)
+            let lockFile = try #require(try FileManager.default.contentsOfDirectory(atPath: bus.directory.path)
+                .first { $0.hasPrefix("coffer-keychain-") && $0.hasSuffix(".lock") })
+            // The writer opens the lock file to take it: that open is the event that it has reached the lock.
+            let opened = try FileEvents(bus.directory.appendingPathComponent(lockFile).path, mask: UInt32(IN_OPEN))
             let writer = Task {
                 try await KeychainConfiguration.withConfiguration(configuration) {
                     try await keychain.set("written", key: "k")
                 }
             }
-            // The write is waiting for the lock once its waiting thread exists (the thread's name is the event).
-            try await withDeadline(.seconds(20), waitingFor: "the write to wait for the lock") {
-                while !threadNamed("coffer.lockwait") {
-                    try Task.checkCancellation()
-                    await Task.yield()
-                }
+            try await withDeadline(.seconds(30), waitingFor: "the write to reach the lock") {
+                for await _ in opened.wakeUps { return }
             }
             #expect(try keychain.getString("k") == nil, "the write went ahead while another writer held the lock")
             held = nil  // closing the descriptor releases the lock
-            try await withDeadline(.seconds(20), waitingFor: "the write after the lock was released") {
+            try await withDeadline(.seconds(30), waitingFor: "the write after the lock was released") {
                 try await writer.value
             }
             #expect(try keychain.getString("k") == "written")
