@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // libFuzzer target: arbitrary bytes through the collection file's header, record chain and metadata decoders.
-// fuzz-modules: SecretStore SecretCrypto SecretServiceProtocol DBusWire Logging
+// fuzz-modules: SecretStore CollectionSync SecretCrypto SecretServiceProtocol DBusWire Logging
 // fuzz-libraries: gcrypt
 
 @_spi(Fuzzing) import SecretStore
