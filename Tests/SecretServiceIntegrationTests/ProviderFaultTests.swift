@@ -92,7 +92,7 @@ struct ProviderFaultTests {
                                         secret: secret("kept across restarts"), replace: false)
         }
         first.crash()
-        let exit = try await withDeadline(.seconds(20), waitingFor: "cofferd to exit after the bus died") {
+        let exit = try await withDeadline(.seconds(60), waitingFor: "cofferd to exit after the bus died") {
             await daemon.waitForExit()
         }
         #expect(exit == .exited(0), "log:\n\(daemon.log())")
