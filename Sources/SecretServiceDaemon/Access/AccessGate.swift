@@ -47,11 +47,11 @@ struct AccessGate: Sendable {
     /// creators were recorded, or imported) is open to every application under `ask` until one uses it
     /// (``permitsUse(_:collection:item:)``); under `strict` it needs consent like any other.
     func permits(_ caller: BusName, collection: String, item: String) async -> Bool {
-        await standing(of: caller, collection: collection, item: item).standing != .refused
+        await permitted(caller, [(collection, item)])[0]
     }
 
     /// As ``permits(_:collection:item:)``, for a call that uses the item: `use` is `.read`, `.changed` or `.deleted`,
-    /// and a use allowed is logged as that (buffered: see ``AccessLog/noteUse(_:)``). Under `ask`, an item nobody
+    /// and a use allowed is logged as that (buffered: see ``AccessLog/noteUses(_:)``). Under `ask`, an item nobody
     /// owns becomes the caller's now (trust on first use, logged as `adopted`), so the items a user already had get
     /// owners without a question each; from then on another application is asked.
     func permitsUse(_ caller: BusName, collection: String, item: String, for use: AccessLogEntry.Outcome) async
@@ -59,36 +59,19 @@ struct AccessGate: Sendable {
         await permitsUses(caller, [(collection, item)], for: use)[0]
     }
 
-    /// ``permits(_:collection:item:)`` for the items of a search: the caller is resolved, and the items' owners
-    /// fetched, once for all of them.
+    /// ``permits(_:collection:item:)`` for many items (a search's matches).
     func permitted(_ caller: BusName, _ items: [(collection: String, item: String)]) async -> [Bool] {
-        guard !policy.isOff else { return Array(repeating: true, count: items.count) }
-        let who = await identities.known(caller)
-        let ownerships = await store.itemOwnerships(items)
-        var permitted: [Bool] = []
-        permitted.reserveCapacity(items.count)
-        for (found, ownership) in zip(items, ownerships) {
-            let standing = await standing(of: caller, who: who, ownership: ownership, collection: found.collection,
-                                          item: found.item)
-            permitted.append(standing != .refused)
-        }
-        return permitted
+        await standings(of: caller, items).standings.map { $0 != .refused }
     }
 
-    /// ``permitsUse(_:collection:item:for:)`` for many items at once (`GetSecrets`): the caller is resolved, the
-    /// items' owners fetched and the uses logged once for all of them.
+    /// ``permitsUse(_:collection:item:for:)`` for many items at once (`GetSecrets`): the uses are logged together.
     func permitsUses(_ caller: BusName, _ items: [(collection: String, item: String)], for use: AccessLogEntry.Outcome)
         async -> [Bool] {
-        guard !policy.isOff else { return Array(repeating: true, count: items.count) }
-        let who = await identities.known(caller)
-        let ownerships = await store.itemOwnerships(items)
-        var permitted: [Bool] = []
+        let (who, standings) = await standings(of: caller, items)
         var uses: [AccessLogEntry] = []
-        for (found, ownership) in zip(items, ownerships) {
-            let standing = await standing(of: caller, who: who, ownership: ownership, collection: found.collection,
-                                          item: found.item)
-            permitted.append(standing != .refused)
-            guard standing != .refused, let who else { continue }
+        for (found, standing) in zip(items, standings) where standing != .refused {
+            // A collection without access control decides nothing and logs nothing (its callers need no identity).
+            guard let who, policy.mode(for: found.collection) != .off else { continue }
             if standing == .unowned, (try? await store.adoptItem(collection: found.collection, item: found.item,
                                                                  by: who.identity.description)) == true {
                 await record(.adopted, who, collection: found.collection, item: found.item)
@@ -96,17 +79,24 @@ struct AccessGate: Sendable {
             uses.append(entry(use, who, collection: found.collection, item: found.item))
         }
         if !uses.isEmpty { await log.noteUses(uses) }
-        return permitted
+        return standings.map { $0 != .refused }
     }
 
     private enum Standing { case permitted, unowned, refused }
 
-    private func standing(of caller: BusName, collection: String, item: String) async -> (standing: Standing,
-                                                                                           who: Caller?) {
-        guard policy.mode(for: collection) != .off else { return (.permitted, nil) }
+    /// Each item's standing for `caller`: the caller is resolved, and the items' owners fetched, once for all of them.
+    private func standings(of caller: BusName, _ items: [(collection: String, item: String)]) async
+        -> (who: Caller?, standings: [Standing]) {
+        guard !policy.isOff else { return (nil, Array(repeating: .permitted, count: items.count)) }
         let who = await identities.known(caller)
-        let ownership = try? await store.itemOwnership(collection: collection, item: item)
-        return (await standing(of: caller, who: who, ownership: ownership, collection: collection, item: item), who)
+        let ownerships = await store.itemOwnerships(items)
+        var standings: [Standing] = []
+        standings.reserveCapacity(items.count)
+        for (found, ownership) in zip(items, ownerships) {
+            standings.append(await standing(of: caller, who: who, ownership: ownership, collection: found.collection,
+                                            item: found.item))
+        }
+        return (who, standings)
     }
 
     /// The rules, given what the caller is and who owns the item (`nil`: unknown, so refused).

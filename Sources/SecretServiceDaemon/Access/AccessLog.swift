@@ -17,7 +17,7 @@ import Logging
 /// Without a data directory (a daemon that keeps everything in memory) the newest entries are kept in memory.
 /// Decisions are rare (each is a question to the user, a change by `coffer access`, or a first refusal per
 /// connection) and synced as they happen; uses (every allowed read, change and delete) are many, and are written in
-/// batches (``noteUse(_:)``).
+/// batches (``noteUses(_:)``).
 actor AccessLog {
     static let fileName = "access.log"
     static let rotatedSuffix = ".1"
@@ -32,7 +32,7 @@ actor AccessLog {
     private var size = 0
     /// The entries of a log without a file, newest last; bounded like the file.
     private var memory: [AccessLogEntry] = []
-    /// Uses noted and not yet written, oldest first (``noteUse(_:)``).
+    /// Uses noted and not yet written, oldest first (``noteUses(_:)``).
     private var unwritten: [AccessLogEntry] = []
     private var flushScheduled = false
 
@@ -57,14 +57,9 @@ actor AccessLog {
         store(entry.line, durable: true)
     }
 
-    /// Notes a use (a read, change or delete that was allowed). Uses are many (every lookup), so they are written in
+    /// Notes uses (reads, changes or deletes that were allowed). Uses are many (every lookup), so they are written in
     /// batches, at most once per ``useBatchInterval``, off the thread that answers calls, and not synced on their
     /// own: a crash can lose the uses of its last moments, while every decision is durable before its answer.
-    func noteUse(_ entry: AccessLogEntry) {
-        noteUses([entry])
-    }
-
-    /// ``noteUse(_:)`` for several uses (a batch read).
     func noteUses(_ entries: [AccessLogEntry]) {
         guard path != nil else { return entries.forEach(remember) }
         unwritten += entries
