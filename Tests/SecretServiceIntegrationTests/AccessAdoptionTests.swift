@@ -21,12 +21,8 @@ struct AccessAdoptionTests {
 
     @Test("under ask the first program to read an unowned item gets it silently and owns it; listing adopts nothing")
     func firstUseAdopts() async throws {
-        try await TestBus.withPrivateBus { bus in
-            var options = DaemonHarness.SubprocessOptions(arguments: ["--access-control", "ask"])
-            options.pinentryConfirms = ["CANCEL"]
-            let daemon = try await DaemonHarness.start(on: bus, options: options)
-            let env = ClientEnvironment(bus: bus)
-            try await Self.storeUnowned(on: bus)
+        try await AccessControlTests.withDaemon(confirms: ["CANCEL"]) { daemon, env in
+            try await Self.storeUnowned(on: env.bus)
             let a = try AccessControlTests.application("a", env)
             let b = try AccessControlTests.application("b", env)
 
@@ -40,46 +36,31 @@ struct AccessAdoptionTests {
             #expect(try await b("unlock") == "denied")
             #expect(AccessControlTests.confirmations(daemon) == 1, "\(daemon.pinentryCommands)")
 
-            let log = try await CofferCLI(bus: bus).run(["access", "log"])
+            let log = try await CofferCLI(bus: env.bus).run(["access", "log"])
             #expect(log.status == 0, "\(log.stderr)")
             #expect(log.text.split(separator: "\n").count { $0.contains("adopted") && $0.contains("/a/app.py") } == 1,
                     "\(log.text)")
-            let exit = await daemon.stop()
-            #expect(exit == .exited(0), "cofferd \(exit); log:\n\(daemon.log())")
         }
     }
 
     @Test("under strict an unowned item needs consent like any other")
     func strictAdoptsNothing() async throws {
-        try await TestBus.withPrivateBus { bus in
-            var options = DaemonHarness.SubprocessOptions(arguments: ["--access-control", "strict"])
-            options.pinentryConfirms = ["CANCEL"]
-            let daemon = try await DaemonHarness.start(on: bus, options: options)
-            let env = ClientEnvironment(bus: bus)
-            try await Self.storeUnowned(on: bus)
+        try await AccessControlTests.withDaemon(policy: "strict", confirms: ["CANCEL"]) { _, env in
+            try await Self.storeUnowned(on: env.bus)
             let a = try AccessControlTests.application("a", env)
             #expect(try await a("search") == "0 0")
-            let exit = await daemon.stop()
-            #expect(exit == .exited(0), "cofferd \(exit); log:\n\(daemon.log())")
         }
     }
 
     @Test("cofferd asks by default: with no access-control setting another program's item is locked to a second one")
     func askIsTheDefault() async throws {
-        try await TestBus.withPrivateBus { bus in
-            // The harness turns access control off for other suites; this start gives no setting at all.
-            var options = DaemonHarness.SubprocessOptions()
-            options.accessControl = nil
-            options.pinentryConfirms = ["CANCEL"]
-            let daemon = try await DaemonHarness.start(on: bus, options: options)
-            let env = ClientEnvironment(bus: bus)
+        // The harness turns access control off for other suites; this start gives no setting at all.
+        try await AccessControlTests.withDaemon(policy: nil, confirms: ["CANCEL"]) { _, env in
             let a = try AccessControlTests.application("a", env)
             let b = try AccessControlTests.application("b", env)
             #expect(try await a("store") == "stored")
             #expect(try await a("read") == "secret the secret of A")
             #expect(try await b("read") == "locked")
-            let exit = await daemon.stop()
-            #expect(exit == .exited(0), "cofferd \(exit); log:\n\(daemon.log())")
         }
     }
 }

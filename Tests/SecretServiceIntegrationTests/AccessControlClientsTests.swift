@@ -35,13 +35,9 @@ struct AccessControlClientsTests {
 
     @Test("secret-tool and python keyring reading another program's item are asked about it and, allowed once, read it; denied, they do not")
     func clientsAreAskedAndRead() async throws {
-        try await TestBus.withPrivateBus { bus in
-            var options = DaemonHarness.SubprocessOptions(arguments: ["--access-control", "ask"])
-            // secret-tool: allow once; keyring: allow once; secret-tool again (a new process, so a new
-            // "once"): deny.
-            options.pinentryConfirms = ["OK", "OK", "CANCEL"]
-            let daemon = try await DaemonHarness.start(on: bus, options: options)
-            let env = ClientEnvironment(bus: bus)
+        // secret-tool: allow once; keyring: allow once; secret-tool again (a new process, so a new "once"): deny.
+        try await AccessControlTests.withDaemon(confirms: ["OK", "OK", "CANCEL"]) { daemon, env in
+            let bus = env.bus
             let stored = try await env.run("/usr/bin/python3", [try Self.write(Self.storer, named: "owner", in: bus)])
             stored.expectSuccess("store")
             #expect(stored.text == "stored\n")
@@ -60,8 +56,6 @@ struct AccessControlClientsTests {
             let denied = try await env.secretTool(["lookup", "service", "mail.example", "username", "ada"])
             #expect(!denied.text.contains("Xq7-owner-secret"), "a denied lookup printed the secret")
             #expect(daemon.pinentryCommands.count { $0 == "CONFIRM" } == 3, "\(daemon.pinentryCommands)")
-            let exit = await daemon.stop()
-            #expect(exit == .exited(0), "cofferd \(exit); log:\n\(daemon.log())")
         }
     }
 }

@@ -63,6 +63,21 @@ struct AccessControlTests {
         }
     }
 
+    /// Runs `body` against a cofferd started with `--access-control policy` (`nil`: none, so cofferd's own default)
+    /// whose scripted pinentry answers confirmations with `confirms`, then stops it and expects a clean exit.
+    static func withDaemon(policy: String? = "ask", confirms: [String], arguments: [String] = [],
+                           _ body: (DaemonHarness, ClientEnvironment) async throws -> Void) async throws {
+        try await TestBus.withPrivateBus { bus in
+            var options = DaemonHarness.SubprocessOptions(arguments: arguments)
+            options.accessControl = policy
+            options.pinentryConfirms = confirms
+            let daemon = try await DaemonHarness.start(on: bus, options: options)
+            try await body(daemon, ClientEnvironment(bus: bus))
+            let exit = await daemon.stop()
+            #expect(exit == .exited(0), "cofferd \(exit); log:\n\(daemon.log())")
+        }
+    }
+
     static func confirmations(_ daemon: DaemonHarness) -> Int {
         daemon.pinentryCommands.count { $0 == "CONFIRM" }
     }
@@ -144,11 +159,7 @@ struct AccessControlTests {
 
     @Test("One program alone (secret-tool, python keyring) is never asked under ask")
     func singleProgramNeverPrompted() async throws {
-        try await TestBus.withPrivateBus { bus in
-            var options = DaemonHarness.SubprocessOptions(arguments: ["--access-control", "ask"])
-            options.pinentryConfirms = ["CANCEL"]
-            let daemon = try await DaemonHarness.start(on: bus, options: options)
-            let env = ClientEnvironment(bus: bus)
+        try await Self.withDaemon(confirms: ["CANCEL"]) { daemon, env in
             try await env.secretTool(["store", "--label", "mine", "who", "tool"], input: Data("tool secret".utf8))
                 .expectSuccess("secret-tool store")
             let lookup = try await env.secretTool(["lookup", "who", "tool"])
@@ -156,7 +167,7 @@ struct AccessControlTests {
             #expect(lookup.text == "tool secret")
             try await env.secretTool(["clear", "who", "tool"]).expectSuccess("secret-tool clear")
 
-            let directory = bus.directory.appendingPathComponent("kr", isDirectory: true)
+            let directory = env.bus.directory.appendingPathComponent("kr", isDirectory: true)
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             let script = directory.appendingPathComponent("kr.py")
             try Data("""
@@ -172,26 +183,18 @@ struct AccessControlTests {
                 #expect(output.text == "keyring secret\n")
             }
             #expect(Self.confirmations(daemon) == 0, "\(daemon.pinentryCommands)")
-            let exit = await daemon.stop()
-            #expect(exit == .exited(0), "cofferd \(exit); log:\n\(daemon.log())")
         }
     }
 
     @Test("strict leaves other applications' items out of searches")
     func strict() async throws {
-        try await TestBus.withPrivateBus { bus in
-            var options = DaemonHarness.SubprocessOptions(arguments: ["--access-control", "strict"])
-            options.pinentryConfirms = ["CANCEL"]
-            let daemon = try await DaemonHarness.start(on: bus, options: options)
-            let env = ClientEnvironment(bus: bus)
+        try await Self.withDaemon(policy: "strict", confirms: ["CANCEL"]) { daemon, env in
             let a = try Self.application("a", env)
             let b = try Self.application("b", env)
             #expect(try await a("store") == "stored")
             #expect(try await a("search") == "1 1")
             #expect(try await b("search") == "0 0")
             #expect(Self.confirmations(daemon) == 0)
-            let exit = await daemon.stop()
-            #expect(exit == .exited(0), "cofferd \(exit); log:\n\(daemon.log())")
         }
     }
 
