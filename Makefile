@@ -28,7 +28,16 @@ CONFIGURATION ?= release
 # Installed binaries carry the Swift runtime inside them (ldd shows no libswift*), so they run without the toolchain.
 # They are built in their own scratch directory: switching --static-swift-stdlib in .build would rebuild everything.
 # -s: no symbol tables, a large part of the size; Swift's runtime metadata lives in sections that stay.
-STATIC_BUILD = swift build -c $(CONFIGURATION) --static-swift-stdlib -Xlinker -s --scratch-path .build-static
+# STATIC_LAYOUT is about resident memory: a page fault maps a page's neighbours too, so a daemon whose code is spread
+# over the binary ends up with most of it resident. Each function gets its own section, lld puts the functions of
+# Sources/cofferd/cofferd.order (what cofferd runs from launch to its first answers; `make symbol-order`) first, and
+# packs relative relocations (RELR) instead of a megabyte of RELA entries that the loader reads at every start.
+# --no-export-dynamic: the Swift runtime's link options export every symbol of our own modules, which only a
+# program that loads plug-ins needs; the loader would read that table at start-up too.
+STATIC_LAYOUT = -Xswiftc -use-ld=lld -Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections \
+  -Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic \
+  -Xlinker --symbol-ordering-file=$(CURDIR)/Sources/cofferd/cofferd.order -Xlinker --no-warn-symbol-ordering
+STATIC_BUILD = swift build -c $(CONFIGURATION) --static-swift-stdlib $(STATIC_LAYOUT) -Xlinker -s --scratch-path .build-static
 
 # Build and runtime needs, then the real clients the integration tests drive.
 BUILD_PACKAGES = pkg-config libdbus-1-dev libgcrypt20-dev dbus-daemon dbus-bin pinentry-curses $(PAM_BUILD_PACKAGES)
@@ -174,24 +183,31 @@ verify-unit:
 clean:
 	swift package clean
 
-# The side-by-side benchmark (docs/PERFORMANCE.md): cofferd (release), gnome-keyring and a null provider, each on a
-# private bus, driven by one C client. `make bench BENCH_MODE=quick` is a one-minute smoke run; BENCH_ARGS passes
-# more runner options (--sizes, --rounds, --providers, --json FILE, --keychain-baseline OLD-keychain-bench,
-# --library-only for the Keychain rows alone).
+# The side-by-side benchmark (docs/PERFORMANCE.md): cofferd (the binary `make install` installs), gnome-keyring and a
+# null provider, each on a private bus, driven by one C client. `make bench BENCH_MODE=quick` is a one-minute smoke
+# run; BENCH_ARGS passes more runner options (--sizes, --rounds, --providers, --json FILE, --keychain-baseline
+# OLD-keychain-bench, --library-only for the Keychain rows alone).
 # The Keychain library's rows run keychain-bench beside a libsecret lookup compiled against libsecret-1-dev.
 BENCH_PACKAGES = gcc libc6-dev python3 gnome-keyring libsecret-1-dev
 BENCH_MODE ?= full
 BENCH_ARGS ?=
 
-.PHONY: bench
+.PHONY: bench symbol-order
 bench: setup
 	$(call apt_install,$(BENCH_PACKAGES))
-	swift build -c release --product cofferd
+	$(STATIC_BUILD) --product cofferd
 	swift build -c release --product keychain-bench
 	swift build -c release --product coffer
-	python3 Benchmarks/run.py --cofferd "$$(swift build -c release --show-bin-path)/cofferd" \
+	python3 Benchmarks/run.py --cofferd "$$($(STATIC_BUILD) --show-bin-path)/cofferd" \
 	  --keychain-bench "$$(swift build -c release --show-bin-path)/keychain-bench" \
 	  $(if $(filter quick,$(BENCH_MODE)),--quick) $(BENCH_ARGS)
+
+# Regenerates Sources/cofferd/cofferd.order from an unstripped build with the same layout, run under callgrind.
+SYMBOL_ORDER_PACKAGES = valgrind libsecret-tools python3-secretstorage python3-keyring
+symbol-order: setup
+	$(call apt_install,$(SYMBOL_ORDER_PACKAGES))
+	swift build -c release --static-swift-stdlib $(STATIC_LAYOUT) --scratch-path .build-order --product cofferd
+	bash Benchmarks/symbol_order.sh "$$(swift build -c release --scratch-path .build-order --show-bin-path)/cofferd"
 
 # Hostile input and memory errors (docs/RELIABILITY.md). The sanitizer and fuzzer runtimes come with the Swift
 # toolchain; the builds use their own scratch paths, so the tests start the cofferd built the same way.

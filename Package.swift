@@ -91,7 +91,9 @@ let package = Package(
 
         // MARK: - Executables
         .executableTarget(
-            name: "cofferd", dependencies: ["SecretServiceDaemon", "SecretStore", "SecretCrypto", "CHardening", argumentParser, log, lifecycle, unixSignals], swiftSettings: strict),
+            name: "cofferd", dependencies: ["SecretServiceDaemon", "SecretStore", "SecretCrypto", "CHardening", argumentParser, log, lifecycle, unixSignals],
+            // The function order the installed binary is linked with (Makefile, STATIC_LAYOUT).
+            exclude: ["cofferd.order"], swiftSettings: strict),
         .executableTarget(
             name: "coffer",
             dependencies: [
