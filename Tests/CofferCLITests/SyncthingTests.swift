@@ -6,7 +6,11 @@ import Foundation
 import SecretServiceTestSupport
 import Testing
 
-@Suite("Synchronized collections through Syncthing", .timeLimit(.minutes(3)))
+/// Extra rounds of changes in each direction, for a longer run by hand (docs/SYNC.md): `COFFER_SYNCTHING_SOAK`.
+let syncthingSoakRounds = ProcessInfo.processInfo.environment["COFFER_SYNCTHING_SOAK"].flatMap(Int.init) ?? 0
+
+@Suite("Synchronized collections through Syncthing",
+       .timeLimit(syncthingSoakRounds > 0 ? .minutes(120) : .minutes(3)))
 struct SyncthingTests {
     /// One machine: a private bus, its cofferd, its sync folder and its syncthing.
     struct Machine {
@@ -20,11 +24,6 @@ struct SyncthingTests {
         func lookup(_ user: String) async throws -> String {
             try await clients.secretTool(["lookup", "service", "imap", "user", user]).text
         }
-    }
-
-    /// Extra rounds of changes in each direction, for a longer run by hand (docs/SYNC.md): `COFFER_SYNCTHING_SOAK`.
-    static var soakRounds: Int {
-        ProcessInfo.processInfo.environment["COFFER_SYNCTHING_SOAK"].flatMap(Int.init) ?? 0
     }
 
     @Test("a secret stored with secret-tool on one machine is returned by secret-tool on the other; a change and a delete go back")
@@ -107,7 +106,7 @@ struct SyncthingTests {
         try await merged(secondDevice, of: collection, from: second, into: first)
         #expect(try await first.lookup("bob") == "")
 
-        for round in 0..<soakRounds {
+        for round in 0..<syncthingSoakRounds {
             let (writer, reader, device) = round % 2 == 0 ? (first, second, firstDevice) : (second, first, secondDevice)
             let value = "soak-\(round)-value"
             let into = round % 2 == 0 ? [] : ["--collection=\(shared)"]  // the first's default is login

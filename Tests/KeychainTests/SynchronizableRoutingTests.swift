@@ -134,6 +134,9 @@ extension KeychainSuites {
                 #expect(SecItemDelete(everySynchronizable as CFDictionary) == errSecSuccess)
                 #expect(Self.accounts(Self.any) == ["stays"])
                 #expect(try await Self.home(of: "stays", client) == Self.collection("login"))
+                // A locked synchronized collection is still reported as one.
+                _ = try await client.lock([Self.collection("work")])
+                #expect(try await client.synchronizedCollections() == [Self.collection("work")])
             }
         }
 
