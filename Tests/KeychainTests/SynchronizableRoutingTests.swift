@@ -140,6 +140,36 @@ extension KeychainSuites {
             }
         }
 
+        @Test("an update that sets or clears kSecAttrSynchronizable moves the item where an add would put it")
+        func updateMoves() async throws {
+            try await Self.withCofferd(keychains: ["work"], synchronized: ["work"]) { (client, _) async throws in
+                #expect(addGenericPassword(service: Self.service, account: "moves", password: "m1") == errSecSuccess)
+                let moves: [String: Any] = [kSecClass as String: kSecClassGenericPassword,
+                                            kSecAttrService as String: Self.service, kSecAttrAccount as String: "moves"]
+                #expect(SecItemUpdate(moves as CFDictionary, Self.synchronizable as CFDictionary) == errSecSuccess)
+                #expect(try await Self.home(of: "moves", client) == Self.collection("work"))
+                #expect(Self.accounts([:]).isEmpty)
+                #expect(readGenericPassword(service: Self.service, account: "moves", extra: Self.synchronizable).1
+                        == "m1")
+
+                // Back, with a new secret in the same update.
+                let back: [String: Any] = [kSecAttrSynchronizable as String: false, kSecValueData as String: Data("m2".utf8)]
+                #expect(SecItemUpdate(moves.merging(Self.synchronizable) { $1 } as CFDictionary,
+                                      back as CFDictionary) == errSecSuccess)
+                #expect(try await Self.home(of: "moves", client) == Self.collection("login"))
+                #expect(readGenericPassword(service: Self.service, account: "moves").1 == "m2")
+                let found = try await client.searchItems(["service": Self.service])
+                #expect(found.unlocked.count + found.locked.count == 1, "the original is gone")
+
+                // A move onto an item with the same key is a duplicate, and nothing moves.
+                #expect(addGenericPassword(service: Self.service, account: "moves", password: "m3",
+                                           extra: Self.synchronizable) == errSecSuccess)
+                #expect(SecItemUpdate(moves as CFDictionary, Self.synchronizable as CFDictionary) == errSecDuplicateItem)
+                #expect(Self.accounts(Self.any) == ["moves", "moves"])
+                #expect(try await Self.home(of: "moves", client) != nil)
+            }
+        }
+
         @Test("when the default collection is synchronized, synchronizable adds go to it, before a configured one")
         func defaultSynchronized() async throws {
             try await Self.withCofferd(keychains: ["work"], synchronized: ["login", "work"],
@@ -198,6 +228,14 @@ extension KeychainSuites {
                 #expect(home != nil && home == defaultCollection, "\(String(describing: home)) \(String(describing: defaultCollection))")
                 #expect(Self.accounts(Self.synchronizable) == ["travels"])
                 #expect(Self.accounts([:]).isEmpty)
+                // An update of the attribute changes only the attribute: nothing to move to.
+                let travels: [String: Any] = [kSecClass as String: kSecClassGenericPassword,
+                                              kSecAttrService as String: Self.service,
+                                              kSecAttrSynchronizable as String: true]
+                #expect(SecItemUpdate(travels as CFDictionary,
+                                      [kSecAttrSynchronizable as String: false] as CFDictionary) == errSecSuccess)
+                #expect(Self.accounts([:]) == ["travels"])
+                #expect(try await Self.home(of: "travels", client) == defaultCollection)
             }
         }
     }
