@@ -67,7 +67,9 @@ extension OperationContext {
             secret = try await client.secret(of: item.path)
         }
         if try await client.collectionProperties(target).locked {
-            guard try await unlocked([target]).contains(target) else { throw KeychainFailure(errSecInteractionNotAllowed) }
+            guard try await unlocked([target]).contains(target) else {
+                throw KeychainFailure(errSecInteractionNotAllowed)
+            }
         }
         _ = try await client.createItem(in: target, label: label, attributes: attributes, secret: secret.value,
                                         contentType: secret.contentType, replace: false)

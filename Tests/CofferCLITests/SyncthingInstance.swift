@@ -41,7 +41,7 @@ final class SyncthingInstance: @unchecked Sendable {
     ///   machine without it must not pass this test by skipping it.
     init(home: String) async throws {
         guard FileManager.default.isExecutableFile(atPath: Self.executable) else {
-            throw Failure("\(Self.executable) is missing: install the Debian package syncthing (make test-deps)")
+            throw Failure("\(Self.executable) is missing: install the Debian package syncthing (make setup-test)")
         }
         self.home = home
         (exits, exitSink) = AsyncStream.makeStream()

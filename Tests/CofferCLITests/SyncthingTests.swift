@@ -43,7 +43,8 @@ struct SyncthingTests {
             for bus in [firstBus, secondBus] {
                 let folder = bus.directory.appendingPathComponent("Sync").path
                 try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-                let syncthing = try await SyncthingInstance(home: bus.directory.appendingPathComponent("syncthing").path)
+                let home = bus.directory.appendingPathComponent("syncthing").path
+                let syncthing = try await SyncthingInstance(home: home)
                 syncthings.append(syncthing)
                 started.append(Machine(bus: bus, daemon: try await DaemonHarness.start(on: bus, options: options),
                                        syncthing: syncthing, folder: folder))
@@ -86,7 +87,8 @@ struct SyncthingTests {
             ["sync", "join", second.folder, "--label", "Shared", "--json"], input: password)
         #expect(joined.status == 0, "\(joined.stderr)")
         let secondDevice = try #require((joinedJSON as? [String: String])?["device"])
-        let shared = "/org/freedesktop/secrets/collection/" + (try #require((joinedJSON as? [String: String])?["keychain"]))
+        let keychain = try #require((joinedJSON as? [String: String])?["keychain"])
+        let shared = "/org/freedesktop/secrets/collection/" + keychain
         #expect(try await second.lookup("alice") == "hunter2")
 
         // Once joined, changes travel while both cofferds run: a new secret on the first machine…
@@ -111,7 +113,8 @@ struct SyncthingTests {
             let value = "soak-\(round)-value"
             let into = round % 2 == 0 ? [] : ["--collection=\(shared)"]  // the first's default is login
             #expect(try await writer.clients.secretTool(
-                ["store", "--label=Soak"] + into + ["service", "imap", "user", "soak"], input: Data(value.utf8)).status == 0)
+                ["store", "--label=Soak"] + into + ["service", "imap", "user", "soak"],
+                input: Data(value.utf8)).status == 0)
             try await merged(device, of: collection, from: writer, into: reader)
             #expect(try await reader.lookup("soak") == value, "round \(round)")
         }

@@ -153,7 +153,8 @@ extension KeychainSuites {
                         == "m1")
 
                 // Back, with a new secret in the same update.
-                let back: [String: Any] = [kSecAttrSynchronizable as String: false, kSecValueData as String: Data("m2".utf8)]
+                let back: [String: Any] = [kSecAttrSynchronizable as String: false,
+                                           kSecValueData as String: Data("m2".utf8)]
                 #expect(SecItemUpdate(moves.merging(Self.synchronizable) { $1 } as CFDictionary,
                                       back as CFDictionary) == errSecSuccess)
                 #expect(try await Self.home(of: "moves", client) == Self.collection("login"))
@@ -164,7 +165,8 @@ extension KeychainSuites {
                 // A move onto an item with the same key is a duplicate, and nothing moves.
                 #expect(addGenericPassword(service: Self.service, account: "moves", password: "m3",
                                            extra: Self.synchronizable) == errSecSuccess)
-                #expect(SecItemUpdate(moves as CFDictionary, Self.synchronizable as CFDictionary) == errSecDuplicateItem)
+                #expect(SecItemUpdate(moves as CFDictionary, Self.synchronizable as CFDictionary)
+                        == errSecDuplicateItem)
                 #expect(Self.accounts(Self.any) == ["moves", "moves"])
                 #expect(try await Self.home(of: "moves", client) != nil)
             }
