@@ -36,6 +36,12 @@ public struct KeychainConfiguration: Sendable, Hashable {
     /// outside any access group, so adopting them is the caller's decision. Adopted items count as the default
     /// access group and not synchronizable; the next write through this library adds the markers.
     public var adoptsForeignItems: Bool
+    /// The collection items added with `kSecAttrSynchronizable = true` go to when the default collection is not
+    /// synchronized: its id (the last part of its object path, as `coffer list-keychains` shows it) or its label.
+    /// `nil` means `COFFER_KEYCHAIN_SYNC_COLLECTION`, else the one synchronized collection when there is exactly
+    /// one. It is used only while the provider reports it synchronized (docs/SYNC.md); otherwise such items go to
+    /// the default collection, as with providers that synchronize nothing.
+    public var synchronizedCollection: String?
 
     /// - Parameters:
     ///   - busAddress: the provider's bus, or `nil` for the session bus.
@@ -45,9 +51,10 @@ public struct KeychainConfiguration: Sendable, Hashable {
     ///   - allowsPlainSession: whether to fall back to an unencrypted transfer session.
     ///   - lockDirectory: the lock file's directory, or `nil` for the default.
     ///   - adoptsForeignItems: whether searches fall back to items without this library's markers.
+    ///   - synchronizedCollection: where synchronizable items go when the default collection is not synchronized.
     public init(busAddress: String? = nil, accessGroup: String? = nil, accessGroups: [String]? = nil,
                 mirrorsUsername: Bool = true, allowsPlainSession: Bool = false, lockDirectory: String? = nil,
-                adoptsForeignItems: Bool = false) {
+                adoptsForeignItems: Bool = false, synchronizedCollection: String? = nil) {
         self.busAddress = busAddress
         self.accessGroup = accessGroup
         self.accessGroups = accessGroups
@@ -55,6 +62,7 @@ public struct KeychainConfiguration: Sendable, Hashable {
         self.allowsPlainSession = allowsPlainSession
         self.lockDirectory = lockDirectory
         self.adoptsForeignItems = adoptsForeignItems
+        self.synchronizedCollection = synchronizedCollection
     }
 
     // MARK: - Which configuration applies
@@ -126,6 +134,15 @@ public struct KeychainConfiguration: Sendable, Hashable {
         guard !listed.isEmpty else { return nil }
         // The default group is always usable, as iOS puts the app's own identifier in the list.
         return listed.contains(resolvedAccessGroup) ? listed : [resolvedAccessGroup] + listed
+    }
+
+    /// The environment variable naming the collection for synchronizable items (``synchronizedCollection``).
+    public static let synchronizedCollectionVariable = "COFFER_KEYCHAIN_SYNC_COLLECTION"
+
+    /// The collection named for synchronizable items (the field, else the environment), or `nil` for none.
+    package var resolvedSynchronizedCollection: String? {
+        let named = synchronizedCollection ?? Self.variable(Self.synchronizedCollectionVariable)
+        return named.flatMap { $0.isEmpty ? nil : $0 }
     }
 
     /// The groups searched when a query names none.

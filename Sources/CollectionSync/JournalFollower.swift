@@ -64,11 +64,16 @@ public struct JournalFollower: Sendable {
     }
 
     /// Verifies what is new in `bytes`, the journal's current contents (`nil` when the file is gone).
+    ///
+    /// A journal that is gone holds nothing new and is no damage: Syncthing removes the old version of a file
+    /// before it renames the new one into place, so a reader sees it missing between the two. Removing a journal
+    /// for good only withholds changes, which someone who can write the folder can do anyway.
     /// - Throws: ``CryptoError`` when libgcrypt cannot do the work now; the follower is then as it was.
     public mutating func read(_ bytes: [UInt8]?, keys: SyncKeys) throws -> Result<JournalRead, JournalDamage> {
         if let damage { return .failure(damage) }
+        guard let bytes else { return .success(JournalRead(records: [], waitingForMore: false)) }
         do {
-            let read = try verify(bytes ?? [], keys: keys, present: bytes != nil)
+            let read = try verify(bytes, keys: keys)
             return .success(read)
         } catch let error as JournalDamage {
             damage = error
@@ -76,12 +81,12 @@ public struct JournalFollower: Sendable {
         }
     }
 
-    private mutating func verify(_ bytes: [UInt8], keys: SyncKeys, present: Bool) throws -> JournalRead {
+    private mutating func verify(_ bytes: [UInt8], keys: SyncKeys) throws -> JournalRead {
         precondition(keys.collection == folder.collection, "keys of another collection")
         let decoded = try JournalHeader.decode(bytes[...], keys: keys)
         guard case .header(let header, let headerLength, let headerMAC) = decoded else {
             if let checkpoint { throw JournalDamage.truncated(verified: checkpoint.offset, found: bytes.count) }
-            return JournalRead(records: [], waitingForMore: present)
+            return JournalRead(records: [], waitingForMore: true)
         }
         guard header.collection == folder.collection else {
             throw JournalDamage.misplaced("the header names collection \(header.collection)")

@@ -28,7 +28,7 @@ extension OperationContext {
             throw KeychainFailure(errSecParam)
         }
         let (attributes, label) = try newItemAttributes(query, schema: schema)
-        let collection = try await writableCollection()
+        let collection = try await writableCollection(synchronizable: attributes[ItemSchema.syncAttribute] == "true")
         if try await hasPrimaryKeyCollision(attributes, schema: schema, excluding: []) {
             throw KeychainFailure(errSecDuplicateItem)
         }

@@ -41,6 +41,11 @@ extension OperationContext {
         }
         try await checkCollisions(changes)
         for change in changes {
+            if let target = try await relocation(of: change.item, to: change.attributes) {
+                try await move(change.item, to: target, attributes: change.attributes, label: change.label,
+                               value: update.valueData)
+                continue
+            }
             if change.item.isAdopted || change.attributes != change.item.attributes {  // adoption adds markers
                 try await client.setAttributes(of: change.item.path, to: change.attributes)
             }

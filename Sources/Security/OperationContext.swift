@@ -70,10 +70,13 @@ struct OperationContext: Sendable {
         }
     }
 
-    /// The collection new items go to (the `default` alias), unlocked.
-    func writableCollection() async throws -> ObjectPath {
+    /// The collection new items go to, unlocked: the `default` alias, or for a synchronizable item the
+    /// synchronized collection ``synchronizedCollection()`` chooses.
+    func writableCollection(synchronizable: Bool) async throws -> ObjectPath {
         let collection: ObjectPath
-        if interaction != .allow {
+        if synchronizable, let synchronized = try await synchronizedCollection() {
+            collection = synchronized
+        } else if interaction != .allow {
             // Creating the default collection asks for its password: without UI there is no default keychain.
             guard let existing = try await client.collection(alias: SecretServiceNames.defaultAlias) else {
                 throw KeychainFailure(errSecNoDefaultKeychain)

@@ -30,7 +30,7 @@ nonisolated(unsafe) public let kSecAttrAccessible: CFString = "pdmn"
 nonisolated(unsafe) public let kSecAttrAccessControl: CFString = "accc"
 /// The access group: a namespace here, not a security boundary.
 nonisolated(unsafe) public let kSecAttrAccessGroup: CFString = "agrp"
-/// Whether the item is synchronizable (stored, never synced on Linux).
+/// Whether the item is synchronizable: kept in a collection cofferd synchronizes, if any (docs/KEYCHAIN-API.md).
 nonisolated(unsafe) public let kSecAttrSynchronizable: CFString = "sync"
 /// Creation date (read-only, second precision).
 nonisolated(unsafe) public let kSecAttrCreationDate: CFString = "cdat"

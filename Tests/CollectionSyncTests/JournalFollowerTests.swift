@@ -96,7 +96,7 @@ struct JournalFollowerTests {
         }
     }
 
-    @Test("a journal cut below what was verified, or removed, is set aside, and stays so")
+    @Test("a journal cut below what was verified is set aside, and stays so; one removed for a while is not")
     func truncation() throws {
         let journal = try writer()
         _ = try (0..<3).map { _ in try journal.append(.deviceName("x")) }
@@ -111,7 +111,11 @@ struct JournalFollowerTests {
 
         var other = follower()
         _ = try other.read(whole, keys: keys).get()
-        #expect(try other.read(nil, keys: keys).damage == .truncated(verified: whole.count, found: 0))
+        // Syncthing removes the old version before it renames the new one into place: gone is nothing new yet.
+        #expect(try other.read(nil, keys: keys).get().records.isEmpty)
+        #expect(other.damage == nil)
+        _ = try journal.append(.deviceName("y"))
+        #expect(try other.read(try Fixture.read(path), keys: keys).get().records.count == 1)
         var third = follower()
         _ = try third.read(whole, keys: keys).get()
         #expect(try third.read(Array(whole.prefix(30)), keys: keys).damage == .truncated(verified: whole.count, found: 30))

@@ -39,6 +39,9 @@ struct SyncAdaptor {
                 return try await adaptor.join(folder: args.string(0), collection: args.string(1),
                                               password: args.secret(2), label: args.string(3), caller: call.caller)
             },
+            AdaptorMethod("Synchronized", in: [], out: [.init("collections", .array(.objectPath))]) { adaptor, _ in
+                await adaptor.synchronized()
+            },
             AdaptorMethod("SetAside", in: [.init("sync_collection", .string)], out: [
                 .init("collection", .string), .init("journals", .dictionary(key: .string, value: .string)),
             ]) { adaptor, call in
@@ -57,6 +60,15 @@ struct SyncAdaptor {
             "secret.collection": "\(id)", "dbus.sender": "\(caller.rawValue)",
         ])
         return HandlerResult([.string(enabled.collection), .string(enabled.device)])
+    }
+
+    /// `Synchronized() → (ao collections)`. It names no folder and no id, only which of the caller's collections
+    /// travel, so it needs no password: the Keychain library asks it to route `kSecAttrSynchronizable` items.
+    private func synchronized() async -> HandlerResult {
+        let paths = await context.store.synchronizedCollectionIDs().map {
+            DBusValue.objectPath(SecretObjectPath.collection($0).objectPath)
+        }
+        return HandlerResult([.array(.objectPath, paths)])
     }
 
     /// `SetAside(s sync_collection) → (s collection, a{ss} journals)`.
