@@ -78,6 +78,14 @@ final class CollectionState {
     private var ownerships: [String: ItemOwnership] = [:]
     /// One copy of each creator identity, which the entries of ``ownerships`` share.
     private var creators: Set<String> = []
+    /// The metadata opened last, kept while unlocked: clients read the same items' properties again and again (a
+    /// Keychain search fetches every candidate's attributes each time), and opening means decrypting and decoding.
+    /// Bounded, because keeping every item's metadata in clear is what the sealed table exists to avoid; it holds
+    /// labels and attributes, which any client of the unlocked collection may read, never secrets.
+    private var openedMetas: [String: ItemMeta] = [:]
+    /// How many items' metadata ``openedMetas`` holds at most; when full it starts over rather than track recency,
+    /// which would cost every read a write.
+    static let openedMetaLimit = 1024
     /// Present while unlocked (always, for in-memory collections).
     var vault: SecretVault?
     var keys: CollectionKeys?
@@ -136,7 +144,10 @@ final class CollectionState {
     /// - Throws: when the metadata cannot be opened (no secure memory left, or a value altered in memory).
     func openMeta(_ itemID: String) throws -> ItemMeta? {
         guard let vault, let item = items[itemID] else { return nil }
+        if let opened = openedMetas[itemID] { return opened }
         let meta = try vault.openMeta(item.sealed.meta(in: image), item: itemID)
+        if openedMetas.count >= Self.openedMetaLimit { openedMetas.removeAll(keepingCapacity: true) }
+        openedMetas[itemID] = meta
         if item.knownModified != meta.modified { items[itemID]?.knownModified = meta.modified }
         ownerships[itemID] = ItemOwnership(creator: meta.creator.map { creators.insert($0).memberAfterInsert },
                                            allowed: meta.allowed,
@@ -206,7 +217,9 @@ final class CollectionState {
             sealedSecretBytes -= old.sealed.secretByteCount
         }
         items[item.id] = item
-        ownerships[item.id] = nil  // its metadata was sealed anew
+        // Its metadata was sealed anew.
+        ownerships[item.id] = nil
+        openedMetas[item.id] = nil
         sealedSecretBytes += item.sealed.secretByteCount
         index.insert(item.id, tags: item.sealed.tags(in: image))
     }
@@ -215,6 +228,7 @@ final class CollectionState {
     func forgetMetadata() {
         openedAccess = nil
         ownerships = [:]
+        openedMetas = [:]
         creators = []
         // Not a loop over `items.keys` with a subscript write: that copies the whole table once per item.
         items = items.mapValues { item in
@@ -233,6 +247,7 @@ final class CollectionState {
     func remove(_ itemID: String) -> StoredItem? {
         guard let item = items.removeValue(forKey: itemID) else { return nil }
         ownerships[itemID] = nil
+        openedMetas[itemID] = nil
         sealedSecretBytes -= item.sealed.secretByteCount
         index.remove(item.id, tags: item.sealed.tags(in: image))
         return item

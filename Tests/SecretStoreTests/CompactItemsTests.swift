@@ -3,7 +3,7 @@
 
 import SecretCrypto
 import SecretServiceProtocol
-import SecretStore
+@testable import SecretStore
 import Testing
 
 @Suite("Items kept sealed: searches and times after a restart")
@@ -94,5 +94,42 @@ struct CompactItemsTests {
         #expect(try await reopened.search(in: "login", ["k": "written"]) == [written])
         #expect(try await text(reopened.secret(collection: "login", item: written)) == "from memory 299")
         await reopened.close()
+    }
+
+    @Test("metadata read again after a change, a lock and more reads than are kept in clear is the current one")
+    func reopenedMetadataIsCurrent() async throws {
+        let dir = try ScratchDirectory()
+        let clock = ManualClock()
+        let store = try await Self.store(dir, clock: clock)
+        _ = try await store.createCollection(label: "Login", alias: "", password: password("pw"), preferredID: "login")
+        let item = try await store.createItem(in: "login", label: "before", attributes: ["k": "v"],
+                                              secret: secret("s"), replace: false).id
+        #expect(try await store.itemInfo(collection: "login", item: item).label == "before")
+        clock.now = 7_000
+        try await store.setLabel(collection: "login", item: item, to: "after")
+        try await store.setAttributes(collection: "login", item: item, to: ["k": "changed"])
+        var info = try await store.itemInfo(collection: "login", item: item)
+        #expect(info.label == "after" && info.attributes == ["k": "changed"] && info.modified == 7_000)
+
+        // Locked, a persistent collection shows no metadata, although it was read just before.
+        try await store.setLocked("login", true)
+        info = try await store.itemInfo(collection: "login", item: item)
+        #expect(info.label == "" && info.attributes == [:])
+        #expect(try await store.unlock("login", password: password("pw")))
+
+        // More items read than the store keeps opened: each still reads as itself, and so does the first.
+        var others: [String: String] = [:]
+        for index in 0..<(CollectionState.openedMetaLimit + 10) {
+            let id = try await store.createItem(in: "login", label: "item \(index)", attributes: ["n": "\(index)"],
+                                                secret: secret("s"), replace: false).id
+            others[id] = "item \(index)"
+        }
+        for (id, label) in others {
+            #expect(try await store.itemInfo(collection: "login", item: id).label == label)
+        }
+        #expect(try await store.itemInfo(collection: "login", item: item).label == "after")
+        try await store.deleteItem(collection: "login", item: item)
+        await #expect(throws: SecretServiceError.self) { try await store.itemInfo(collection: "login", item: item) }
+        await store.close()
     }
 }
