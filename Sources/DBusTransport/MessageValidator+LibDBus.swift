@@ -99,8 +99,13 @@ enum MessageValidator {
         case .byte, .boolean, .int16, .uint16, .int32, .uint32, .int64, .uint64, .double:
             return
         case .string(let text):
-            guard !text.utf8.contains(0) else { throw invalid("a string contains NUL") }
-            if !text.utf8.allSatisfy({ $0 < 0x80 }), !check(text, dbus_validate_utf8) {
+            // One pass for both questions: strings are most of what a service sends.
+            var isASCII = true
+            for byte in text.utf8 {
+                if byte == 0 { throw invalid("a string contains NUL") }
+                if byte >= 0x80 { isASCII = false }
+            }
+            if !isASCII, !check(text, dbus_validate_utf8) {
                 throw invalid("a string is not UTF-8 libdbus accepts")
             }
         case .objectPath(let path):
@@ -118,7 +123,7 @@ enum MessageValidator {
         case .array(let element, let values):
             guard depth < maximumDepth else { throw invalid("values nest too deeply") }
             for item in values {
-                guard item.type == element else {
+                guard item.hasType(element) else {
                     throw invalid("array element of type \(item.type), expected \(element)")
                 }
                 try check(item, depth: depth + 1, summary: &summary)
@@ -127,7 +132,7 @@ enum MessageValidator {
             guard depth + 1 < maximumDepth else { throw invalid("values nest too deeply") }
             guard key.isBasic else { throw invalid("dictionary key type \(key) is not basic") }
             for entry in entries {
-                guard entry.key.type == key, entry.value.type == valueType else {
+                guard entry.key.hasType(key), entry.value.hasType(valueType) else {
                     throw invalid("dictionary entry does not match a{\(key)\(valueType)}")
                 }
                 try check(entry.key, depth: depth + 2, summary: &summary)
@@ -139,9 +144,9 @@ enum MessageValidator {
             for field in fields { try check(field, depth: depth + 1, summary: &summary) }
         case .variant(let inner):
             guard depth < maximumDepth else { throw invalid("values nest too deeply") }
-            let signature = inner.type.description
-            guard isValidSingleSignature(signature) else {
-                throw invalid("variant content type \(signature) is invalid")
+            let type = inner.type
+            guard type.isPlainlyValid || isValidSingleSignature(type.description) else {
+                throw invalid("variant content type \(type) is invalid")
             }
             try check(inner, depth: depth + 1, summary: &summary)
         }

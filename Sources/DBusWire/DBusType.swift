@@ -43,6 +43,19 @@ public indirect enum DBusType: Hashable, Sendable, CustomStringConvertible {
         default: true
         }
     }
+
+    /// Whether the signature of this type is valid without looking further: a basic type, a variant, or one array or
+    /// dictionary of those (with a basic key). Such a signature is at most five characters and two containers deep,
+    /// far from the specification's limits; only structures and deeper nesting need the full check. Most values a
+    /// service sends are of these types, and each variant's type would otherwise be printed and parsed again.
+    public var isPlainlyValid: Bool {
+        switch self {
+        case .array(let element): element.isBasic || element == .variant
+        case .dictionary(let key, let value): key.isBasic && (value.isBasic || value == .variant)
+        case .structure: false
+        default: true
+        }
+    }
 }
 
 /// Parses signature text into complete types, enforcing the D-Bus specification's limits.

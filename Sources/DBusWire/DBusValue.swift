@@ -66,16 +66,36 @@ public indirect enum DBusValue: Hashable, Sendable {
         }
     }
 
+    /// Whether this value is of `type`; the same as `self.type == type` without building the type of a container
+    /// value, which allocates.
+    public func hasType(_ type: DBusType) -> Bool {
+        switch (self, type) {
+        case (.byte, .byte), (.boolean, .boolean), (.int16, .int16), (.uint16, .uint16), (.int32, .int32),
+             (.uint32, .uint32), (.int64, .int64), (.uint64, .uint64), (.double, .double), (.string, .string),
+             (.objectPath, .objectPath), (.signature, .signature), (.unixFD, .unixFD), (.variant, .variant),
+             (.bytes, .array(.byte)):
+            return true
+        case (.array(let element, _), .array(let expected)):
+            return element == expected
+        case (.dictionary(let key, let value, _), .dictionary(let expectedKey, let expectedValue)):
+            return key == expectedKey && value == expectedValue
+        case (.structure(let fields), .structure(let expected)):
+            return fields.count == expected.count && zip(fields, expected).allSatisfy { $0.hasType($1) }
+        default:
+            return false
+        }
+    }
+
     /// Whether the value is well formed: every element of a container has the container's declared type.
     /// The transport checks this before marshalling so a malformed tree is an error, never a libdbus abort.
     public var isWellFormed: Bool {
         switch self {
         case .array(let element, let values):
-            return values.allSatisfy { $0.type == element && $0.isWellFormed }
+            return values.allSatisfy { $0.hasType(element) && $0.isWellFormed }
         case .dictionary(let key, let value, let entries):
             guard key.isBasic else { return false }
             return entries.allSatisfy {
-                $0.key.type == key && $0.value.type == value && $0.key.isWellFormed && $0.value.isWellFormed
+                $0.key.hasType(key) && $0.value.hasType(value) && $0.key.isWellFormed && $0.value.isWellFormed
             }
         case .structure(let fields):
             return !fields.isEmpty && fields.allSatisfy(\.isWellFormed)

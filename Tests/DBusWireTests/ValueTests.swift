@@ -16,6 +16,33 @@ struct ValueTests {
         #expect(DBusValue.variant(.uint64(1)).type == .variant)
     }
 
+    @Test("hasType agrees with comparing the value's type, for every value against every type")
+    func hasTypeAgrees() {
+        let values: [DBusValue] = [
+            .byte(1), .boolean(true), .int16(1), .uint16(1), .int32(1), .uint32(1), .int64(1), .uint64(1),
+            .double(1), .string("s"), .objectPath("/"), .signature(Signature("s")), .unixFD(.init(rawValue: 0)),
+            .bytes([1]), .array(.byte, [.byte(1)]), .array(.string, []), .array(.array(.string), []),
+            .stringDictionary(["a": "b"]), .dictionary(key: .string, value: .variant, []),
+            .structure([.string("a"), .uint64(1)]), .structure([.string("a")]), .structure([.bytes([])]),
+            .variant(.string("v")),
+        ]
+        let types = values.map(\.type) + [.structure([.string, .uint32]), .array(.variant),
+                                          .dictionary(key: .uint32, value: .string)]
+        for value in values {
+            for type in types { #expect(value.hasType(type) == (value.type == type), "\(value) against \(type)") }
+        }
+    }
+
+    @Test("a variant's type is plainly valid when it is basic, a variant, or one array or dictionary of those")
+    func plainlyValidTypes() {
+        #expect(DBusType.string.isPlainlyValid && DBusType.variant.isPlainlyValid)
+        #expect(DBusType.array(.objectPath).isPlainlyValid)
+        #expect(DBusType.dictionary(key: .string, value: .variant).isPlainlyValid)
+        #expect(!DBusType.dictionary(key: .variant, value: .string).isPlainlyValid)
+        #expect(!DBusType.array(.array(.string)).isPlainlyValid)
+        #expect(!DBusType.structure([.string]).isPlainlyValid)
+    }
+
     @Test("containers whose elements disagree with their declared type are not well formed")
     func wellFormedness() {
         #expect(DBusValue.array(.string, [.string("a"), .string("b")]).isWellFormed)
