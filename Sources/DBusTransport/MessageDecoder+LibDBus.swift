@@ -100,6 +100,26 @@ enum MessageDecoder {
         }
     }
 
+    /// The basic type whose libdbus type code is `code`; `nil` for containers and unknown codes.
+    private static func basicType(_ code: Int32) -> DBusType? {
+        switch code {
+        case cdbus_type_byte: .byte
+        case cdbus_type_boolean: .boolean
+        case cdbus_type_int16: .int16
+        case cdbus_type_uint16: .uint16
+        case cdbus_type_int32: .int32
+        case cdbus_type_uint32: .uint32
+        case cdbus_type_int64: .int64
+        case cdbus_type_uint64: .uint64
+        case cdbus_type_double: .double
+        case cdbus_type_string: .string
+        case cdbus_type_object_path: .objectPath
+        case cdbus_type_signature: .signature
+        case cdbus_type_unix_fd: .unixFD
+        default: nil
+        }
+    }
+
     /// Reads the value under the iterator, which must have type `type`.
     private static func read(_ type: DBusType, from iter: UnsafeMutablePointer<DBusMessageIter>) -> DBusValue? {
         guard dbus_message_iter_get_arg_type(iter) == code(of: type) else { return nil }
@@ -136,6 +156,11 @@ enum MessageDecoder {
             }
         case .variant:
             return recurse(iter) { sub -> DBusValue? in
+                // Most variants hold a basic value, whose type the type code says; only containers need the
+                // signature, which libdbus copies out and which is parsed again.
+                if let basic = basicType(dbus_message_iter_get_arg_type(sub)) {
+                    return read(basic, from: sub).map(DBusValue.variant)
+                }
                 guard let raw = dbus_message_iter_get_signature(sub) else { return nil }
                 let text = String(cString: raw)
                 dbus_free(raw)
