@@ -9,8 +9,9 @@
 #   bash Benchmarks/symbol_order.sh UNSTRIPPED-COFFERD
 #
 # UNSTRIPPED-COFFERD is a static build with the same layout flags but without -s (`make symbol-order` builds it).
-# The workload runs cofferd under callgrind on a private bus with its default options and then with access control
-# off, and drives it with the clients people use: secret-tool, python3-secretstorage and python3-keyring. A name
+# The workload runs cofferd under callgrind on a private bus twice: first with its default options on a fresh data
+# directory, then with access control off on the same one; each time it drives cofferd with the clients people use
+# (secret-tool, python3-secretstorage and python3-keyring). A name
 # that labels more than one function in the binary (compiler-made helpers repeated in every object) is left out:
 # ordering by it would pull every copy, and the large sections that hold some of them, to the front.
 set -euo pipefail
@@ -19,10 +20,10 @@ out=${ORDER_FILE:-Sources/cofferd/cofferd.order}
 work=$(mktemp -d /tmp/coffer-order.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
-run_workload() { # $1: callgrind output, $2...: extra cofferd options
-    local profile=$1; shift
+run_workload() { # $1: callgrind output, $2: data home (kept between runs), $3...: extra cofferd options
+    local profile=$1 home=$2; shift 2
     local dir; dir=$(mktemp -d "$work/run.XXXX")
-    mkdir -p "$dir/home" "$dir/run"
+    mkdir -p "$home" "$dir/run"
     cat > "$dir/bus.conf" <<EOF
 <busconfig><type>session</type><listen>unix:path=$dir/run/bus</listen><auth>EXTERNAL</auth>
 <policy context="default"><allow send_destination="*"/><allow receive_sender="*"/><allow own="*"/></policy></busconfig>
@@ -31,7 +32,7 @@ EOF
     coproc BUS { exec dbus-daemon --config-file="$dir/bus.conf" --nofork --print-address=1 2> /dev/null; }
     local bus=$BUS_PID address
     read -r address <&"${BUS[0]}"
-    printf pw | HOME="$dir/home" XDG_RUNTIME_DIR="$dir/run" valgrind --tool=callgrind --callgrind-out-file="$profile" \
+    printf pw | HOME="$home" XDG_RUNTIME_DIR="$dir/run" valgrind --tool=callgrind --callgrind-out-file="$profile" \
         --dump-instr=no --compress-strings=no --compress-pos=no \
         "$binary" --address "$address" --foreground --unlock --kdf-iterations 1 --kdf-memory 256 "$@" \
         2> "$dir/log" &
@@ -62,8 +63,9 @@ EOF
     kill "$bus"; wait "$bus" 2> /dev/null || true
 }
 
-run_workload "$work/default.out"
-run_workload "$work/off.out" --access-control off
+# The first run creates the login collection; the second unlocks it from its file, as every later start does.
+run_workload "$work/default.out" "$work/home"
+run_workload "$work/off.out" "$work/home" --access-control off
 # Names defined more than once in the binary (local helpers such as value witnesses and merged thunks).
 nm "$binary" | awk 'NF == 3 { print $3 }' | sort | uniq -d > "$work/repeated"
 cat "$work/default.out" "$work/off.out" | sed -n 's/^fn=//p' | grep -v '^0x' | awk '!seen[$0]++' \
