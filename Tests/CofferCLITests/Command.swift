@@ -2,6 +2,7 @@
 // Runs a file-inspecting tool (ldd, dpkg-deb, mandoc, bwrap) to completion and keeps its output.
 
 import Foundation
+import SecretServiceTestSupport
 
 /// A tool that inspects files, run to completion with the test's environment (no bus or home is involved).
 enum Command {
@@ -24,13 +25,7 @@ enum Command {
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = try FileHandle(forWritingTo: out)
         process.standardError = try FileHandle(forWritingTo: err)
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do { try process.run() } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
-            }
-        }
+        let status = try await process.runToEnd()
         return Output(status: status, text: String(decoding: try Data(contentsOf: out), as: UTF8.self),
                       stderr: String(decoding: try Data(contentsOf: err), as: UTF8.self))
     }

@@ -162,15 +162,7 @@ final class SyncthingInstance: @unchecked Sendable {
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
         process.standardError = process.standardOutput
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do {
-                try process.run()
-            } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
-            }
-        }
+        let status = try await process.runToEnd()
         return (status, (try? String(contentsOfFile: output, encoding: .utf8)) ?? "")
     }
 

@@ -120,15 +120,7 @@ struct TemporaryUser {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
-        return try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do {
-                try process.run()
-            } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
-            }
-        }
+        return try await process.runToEnd()
     }
 
     /// Creates `directory` (and its parents) as this user's, mode 0700.

@@ -61,15 +61,7 @@ public struct ClientEnvironment: Sendable {
         process.standardInput = try FileHandle(forReadingFrom: inURL)
         process.standardOutput = try FileHandle(forWritingTo: outURL)
         process.standardError = try FileHandle(forWritingTo: errURL)
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do {
-                try process.run()
-            } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
-            }
-        }
+        let status = try await process.runToEnd()
         let stderr = try Data(contentsOf: errURL)
         if process.executableURL?.lastPathComponent == "coffer" {
             // coffer's messages are scanned for leaks with the daemon's logs (its standard output is the secrets
