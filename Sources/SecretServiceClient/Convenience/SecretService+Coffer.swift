@@ -20,16 +20,8 @@ extension SecretService {
     /// - Returns: the report, or `nil` when every prompt could be shown or the provider is not cofferd.
     /// - Throws: `SecretServiceError` or `SecretServiceClientError` for a failed call or a malformed answer.
     public func lastFailedPrompt() async throws -> FailedPromptReport? {
-        let call = Message.methodCall(destination: destination, path: SecretServiceNames.servicePath,
-                                      interface: SecretServiceNames.cofferInterface, member: "LastFailedPrompt")
-        let reply: Message
-        do {
-            reply = try await connection.call(call)
-        } catch let error as DBusError
-                    where [.unknownMethod, "org.freedesktop.DBus.Error.UnknownInterface"].contains(error.name) {
-            return nil  // another provider
-        } catch let error as DBusError {
-            throw SecretServiceError(error)
+        guard let reply = try await callCofferExtension(SecretServiceNames.cofferInterface, "LastFailedPrompt") else {
+            return nil
         }
         guard reply.signature == "a{sv}", let fields = reply.body.first?.variantDictionary else {
             throw SecretServiceClientError.unexpectedReply("LastFailedPrompt returned '\(reply.signature)'")
@@ -39,5 +31,24 @@ extension SecretService {
               let reason = fields["reason"]?.string
         else { throw SecretServiceClientError.unexpectedReply("LastFailedPrompt lacks time, caller or reason") }
         return FailedPromptReport(time: time, caller: caller, reason: reason)
+    }
+}
+
+extension SecretService {
+    /// Calls a method without arguments of one of cofferd's own interfaces on the service object.
+    /// - Returns: the reply, or `nil` when the provider has no such method (gnome-keyring, KeePassXC, an older
+    ///   cofferd), which the callers take as "nothing to report".
+    /// - Throws: any other failure, in the client's vocabulary (`SecretServiceError`, `SecretServiceClientError`).
+    func callCofferExtension(_ interface: InterfaceName, _ member: MemberName) async throws -> Message? {
+        let call = Message.methodCall(destination: destination, path: SecretServiceNames.servicePath,
+                                      interface: interface, member: member)
+        do {
+            return try await connection.call(call)
+        } catch let error as DBusError
+                    where [.unknownMethod, "org.freedesktop.DBus.Error.UnknownInterface"].contains(error.name) {
+            return nil
+        } catch {
+            throw ProxyTarget.translate(error)
+        }
     }
 }

@@ -11,16 +11,8 @@ extension SecretService {
     ///   cofferd), which synchronizes nothing.
     /// - Throws: `SecretServiceError` or `SecretServiceClientError` for a failed call or a malformed answer.
     public func synchronizedCollections() async throws -> [ObjectPath] {
-        let call = Message.methodCall(destination: destination, path: SecretServiceNames.servicePath,
-                                      interface: SecretServiceNames.syncInterface, member: "Synchronized")
-        let reply: Message
-        do {
-            reply = try await connection.call(call)
-        } catch let error as DBusError
-                    where [.unknownMethod, "org.freedesktop.DBus.Error.UnknownInterface"].contains(error.name) {
-            return []  // another provider
-        } catch {
-            throw ProxyTarget.translate(error)
+        guard let reply = try await callCofferExtension(SecretServiceNames.syncInterface, "Synchronized") else {
+            return []
         }
         guard reply.signature == "ao", case .array(_, let values)? = reply.body.first else {
             throw SecretServiceClientError.unexpectedReply("Synchronized returned '\(reply.signature)'")
