@@ -23,6 +23,9 @@ final class BusLoop: SerialExecutor, @unchecked Sendable {
 
     private struct Shared {
         var jobs: [Job] = []
+        /// Jobs of background-priority tasks (a server's signals, say): they run when no other job is queued and
+        /// the sockets have been read, so a call that arrives meanwhile is answered before them.
+        var backgroundJobs: [Job] = []
         /// The loop is (about to be) blocked in `poll`; an enqueuer must write the eventfd.
         var sleeping = false
         var stopped = false
@@ -32,7 +35,7 @@ final class BusLoop: SerialExecutor, @unchecked Sendable {
     }
 
     private enum Wake { case none, eventfd, spawn }
-    private enum Next { case exit, runJobs, pollAndWait }
+    private enum Next { case exit, runJobs, runBackgroundJobs, pollAndWait }
 
     private let shared = Mutex(Shared())
     /// This loop's thread as a task executor. Set once in init, before the thread starts, and never changed.
@@ -59,7 +62,13 @@ final class BusLoop: SerialExecutor, @unchecked Sendable {
     // MARK: - SerialExecutor
 
     func enqueue(_ job: consuming ExecutorJob) {
-        submit(.swift(UnownedJob(job)))
+        let background = Self.isBackground(job.priority)
+        submit(.swift(UnownedJob(job)), background: background)
+    }
+
+    /// Whether a job of this priority waits until nothing else is to be done (see ``Shared/backgroundJobs``).
+    static func isBackground(_ priority: JobPriority) -> Bool {
+        priority.rawValue != 0 && priority.rawValue <= JobPriority(TaskPriority.background).rawValue
     }
 
     func asUnownedSerialExecutor() -> UnownedSerialExecutor {
@@ -83,8 +92,8 @@ final class BusLoop: SerialExecutor, @unchecked Sendable {
     // MARK: - Scheduling
 
     /// Runs `body` on the loop thread, after the jobs already queued.
-    func enqueueTask(_ job: UnownedJob) {
-        submit(.task(job))
+    func enqueueTask(_ job: UnownedJob, background: Bool = false) {
+        submit(.task(job), background: background)
     }
 
     func execute(_ body: @escaping @Sendable () -> Void) {
@@ -129,9 +138,9 @@ final class BusLoop: SerialExecutor, @unchecked Sendable {
         _ = withUnsafeBytes(of: &one) { write(wakeFD, $0.baseAddress, 8) }
     }
 
-    private func submit(_ job: Job) {
+    private func submit(_ job: Job, background: Bool = false) {
         let wake = shared.withLock { state -> Wake in
-            state.jobs.append(job)
+            if background { state.backgroundJobs.append(job) } else { state.jobs.append(job) }
             if !state.threadRunning {
                 state.threadRunning = true
                 return .spawn
@@ -171,29 +180,24 @@ final class BusLoop: SerialExecutor, @unchecked Sendable {
         // stream of jobs cannot starve I/O. A call hops between actors several times, and polling between each
         // hop cost a syscall apiece.
         var busyTurns = 0
+        var moreToDispatch = false
         while true {
-            let jobs = shared.withLock { state -> [Job] in
+            run(shared.withLock { state -> [Job] in
                 let jobs = state.jobs
                 state.jobs.removeAll(keepingCapacity: true)
                 return jobs
-            }
-            for job in jobs {
-                switch job {
-                case .swift(let job): job.runSynchronously(on: asUnownedSerialExecutor())
-                case .task(let job): job.runSynchronously(on: taskExecutor.asUnownedTaskExecutor())
-                case .closure(let body): body()
-                }
-            }
-            let moreToDispatch = source?.dispatch() ?? false
+            })
+            moreToDispatch = source?.dispatch() ?? false
             let hasSource = source != nil
             let next = shared.withLock { state -> Next in
                 if state.stopped && !hasSource {
-                    guard state.jobs.isEmpty else { return .runJobs }
+                    guard state.jobs.isEmpty && state.backgroundJobs.isEmpty else { return .runJobs }
                     state.threadRunning = false
                     state.runner = nil
                     return .exit
                 }
                 guard state.jobs.isEmpty && !moreToDispatch else { return .runJobs }
+                guard state.backgroundJobs.isEmpty else { return .runBackgroundJobs }
                 state.sleeping = true
                 return .pollAndWait
             }
@@ -201,10 +205,31 @@ final class BusLoop: SerialExecutor, @unchecked Sendable {
             case .exit: return
             case .runJobs:
                 busyTurns += 1
-                if busyTurns >= Self.busyTurnsBetweenPolls, hasSource {
+                if busyTurns >= Self.busyTurnsBetweenPolls {
                     busyTurns = 0
-                    pollOnce(&descriptors, wait: false)
+                    if hasSource { pollOnce(&descriptors, wait: false) }
+                    // Background jobs wait for a quiet moment, but never longer than this under a steady stream.
+                    run(shared.withLock { state -> [Job] in
+                        let jobs = state.backgroundJobs
+                        state.backgroundJobs.removeAll(keepingCapacity: true)
+                        return jobs
+                    })
                 }
+            case .runBackgroundJobs:
+                // A last look at the sockets first: a call that came in meanwhile is read and dispatched, and its
+                // jobs go before the background ones.
+                busyTurns = 0
+                if hasSource {
+                    pollOnce(&descriptors, wait: false)
+                    moreToDispatch = source?.dispatch() ?? false
+                }
+                let background = shared.withLock { state -> [Job] in
+                    guard state.jobs.isEmpty && !moreToDispatch else { return [] }
+                    let jobs = state.backgroundJobs
+                    state.backgroundJobs.removeAll(keepingCapacity: true)
+                    return jobs
+                }
+                run(background)
             case .pollAndWait:
                 busyTurns = 0
                 pollOnce(&descriptors, wait: true)
@@ -212,7 +237,17 @@ final class BusLoop: SerialExecutor, @unchecked Sendable {
         }
     }
 
-    /// How many turns with queued work may run before the sockets are polled anyway.
+    private func run(_ jobs: [Job]) {
+        for job in jobs {
+            switch job {
+            case .swift(let job): job.runSynchronously(on: asUnownedSerialExecutor())
+            case .task(let job): job.runSynchronously(on: taskExecutor.asUnownedTaskExecutor())
+            case .closure(let body): body()
+            }
+        }
+    }
+
+    /// How many turns with queued work may run before the sockets are polled, and background jobs run, anyway.
     private static let busyTurnsBetweenPolls = 16
 
     /// Polls the eventfd and the source's descriptors once, then lets the source handle what is ready.

@@ -15,7 +15,8 @@ public final class BusLoopTaskExecutor: TaskExecutor, @unchecked Sendable {
     }
 
     public func enqueue(_ job: consuming ExecutorJob) {
-        loop.enqueueTask(UnownedJob(job))
+        let background = BusLoop.isBackground(job.priority)
+        loop.enqueueTask(UnownedJob(job), background: background)
     }
 
     /// Whether the caller runs on this loop's thread. Code that blocks its thread until work on this executor

@@ -89,7 +89,9 @@ public final class SecretServiceDaemon: Service {
         // Argon2id work on the global executor, so an unlock does not stall the bus.
         await withTaskExecutorPreference(connection.taskExecutor) {
         await withTaskGroup(of: Void.self) { background in
-            background.addTask { await router.publishChanges() }
+            // Signals wait for a moment when no call is waiting (BusLoop's background jobs): a lookup that
+            // arrives while another client stores is answered before the store's signals go out.
+            background.addTask(priority: .background) { await router.publishChanges() }
             if let unlocking {
                 // Stops waiting for a password nobody wrote at graceful shutdown (see LoginPasswordInput): calls
                 // held back for the unlock are then answered, and serving can end.

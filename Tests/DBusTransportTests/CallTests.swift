@@ -172,6 +172,28 @@ struct CallTests {
         }
     }
 
+    @Test("background-priority work on a loop runs after the other work queued with it")
+    func backgroundJobsWait() async throws {
+        try await TestBus.withPrivateBus { bus in
+            let connection = try await bus.connect()
+            let executor = connection.taskExecutor
+            let (order, record) = AsyncStream.makeStream(of: String.self)
+            // Both tasks are enqueued while this job holds the loop thread; in plain arrival order the background
+            // one would run first. Their values are never awaited, which would raise the background task's priority.
+            await Task(executorPreference: executor) {
+                Task(executorPreference: executor, priority: .background) { record.yield("background") }
+                Task(executorPreference: executor, priority: .medium) { record.yield("medium") }
+            }.value
+            var seen: [String] = []
+            for await name in order {
+                seen.append(name)
+                if seen.count == 2 { break }
+            }
+            #expect(seen == ["medium", "background"])
+            await connection.close()
+        }
+    }
+
     @Test func fileDescriptorCrossesTheBus() async throws {
         try await TestBus.withPrivateBus { bus in
             let server = try await EchoServer(bus: bus)
