@@ -69,7 +69,7 @@ struct AccessManagementTests {
     @Test("every decision and every allowed read is logged with application, pid, item and outcome; the log persists")
     func accessLog() async throws {
         try await TestBus.withPrivateBus { bus in
-            let daemon = try await DaemonHarness.start(on: bus, options: Self.options(["OK", "CANCEL", "NOTOK"]))
+            let daemon = try await DaemonHarness.start(on: bus, options: Self.options(["OK", "CANCEL", "NOTOK", "OK"]))
             let env = ClientEnvironment(bus: bus)
             let coffer = CofferCLI(bus: bus)
             let a = try Self.application("a", env)
