@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: Apache-2.0
+// The key that seals a collection's entries of cofferd's access log, derived from the collection's master key.
+
+public import SecretCrypto
+
+/// Whether a collection's access-log key is at hand (``SecretStore/accessLogKey(of:)``).
+public enum CollectionLogKey: Sendable {
+    /// The collection is unlocked: its key, in secure memory.
+    case available(SecretBytes)
+    /// The collection is persistent and locked: its key comes back with its password.
+    case locked
+    /// The collection is kept in memory only, or does not exist (any more): it has no key to seal with.
+    case absent
+}
+
+extension SecretStore {
+    /// The key that seals the collection's entries of the access log: HKDF-SHA256 of the master key, with the
+    /// collection id as salt and its own label, so it is known exactly while the collection is unlocked, and
+    /// nothing else sealed with the master key's other derived keys can be passed off as a log entry.
+    public func accessLogKey(of id: String) -> CollectionLogKey {
+        guard let state = collections[id], !state.isInMemory else { return .absent }
+        guard !state.isLocked, let keys = state.keys,
+              let key = try? HKDF.sha256(inputKeyMaterial: keys.master, salt: Array(id.utf8),
+                                         info: Array("coffer/1 access log".utf8), outputByteCount: 32)
+        else { return .locked }
+        return .available(key)
+    }
+}
