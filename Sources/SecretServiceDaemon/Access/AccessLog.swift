@@ -47,7 +47,7 @@ actor AccessLog {
     private var waiting: [AccessLogEntry] = []
     /// The key each collection's records were last sealed with this run: when it changes (a password change
     /// replaced the master key), the old key is written sealed under the new one, so older records still open.
-    private var lastKeys: [String: SecretBytes] = [:]
+    private var lastKeys: [String: AccessLogKey] = [:]
     /// Repairs made when the file was opened, reported with every reading until cofferd restarts.
     private var repairs: [String] = []
 
@@ -117,13 +117,15 @@ actor AccessLog {
         for name in Set(batch.map(\.collection) + [fallbackCollection]) where !name.isEmpty {
             known[name] = await keys(name)
         }
-        var sealings: [(entry: AccessLogEntry, collection: String, key: SecretBytes)] = []
+        var ready: [String: AccessLogKey] = [:]
+        for case (let name, .available(let secret)) in known { ready[name] = try? AccessLogKey(secret) }
+        var sealings: [(entry: AccessLogEntry, collection: String, key: AccessLogKey)] = []
         for entry in batch {
-            if case .available(let key) = known[entry.collection] {
+            if let key = ready[entry.collection] {
                 sealings.append((entry, entry.collection, key))
             } else if case .locked = known[entry.collection] {
                 waiting.append(entry)
-            } else if case .available(let key) = known[fallbackCollection] {
+            } else if let key = ready[fallbackCollection] {
                 sealings.append((entry, fallbackCollection, key))
             } else {
                 waiting.append(entry)
@@ -148,16 +150,14 @@ actor AccessLog {
     }
 
     /// Seals and writes, rotating when the next record would pass the bound.
-    private func append(_ sealings: [(entry: AccessLogEntry, collection: String, key: SecretBytes)],
+    private func append(_ sealings: [(entry: AccessLogEntry, collection: String, key: AccessLogKey)],
                         to file: inout AccessLogFile, durable: Bool) throws {
         var records: [AccessLogRecord] = []
         var chains: [String: AccessLogFile.Chain] = [:]
         var bytes = 0
         for (entry, collection, key) in sealings {
             var payloads: [(AccessLogRecord.Kind, SecretBytes)] = []
-            if let last = lastKeys[collection], try AccessLogFormat.keyID(last) != AccessLogFormat.keyID(key) {
-                payloads.append((.keyChange, last))
-            }
+            if let last = lastKeys[collection], last.id != key.id { payloads.append((.keyChange, last.secret)) }
             lastKeys[collection] = key
             payloads.append((.entry, try SecretBytes(copying: entry.line)))
             for (kind, payload) in payloads {
@@ -200,7 +200,7 @@ actor AccessLog {
             switch await keys(collection) {
             case .available(let key):
                 reader.keys[collection] = key
-                if lastKeys[collection] == nil { lastKeys[collection] = key }
+                if lastKeys[collection] == nil { lastKeys[collection] = try? AccessLogKey(key) }
             case .locked: reader.lockedCollections.insert(collection)
             case .absent: break
             }

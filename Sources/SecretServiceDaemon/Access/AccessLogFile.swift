@@ -98,7 +98,7 @@ struct AccessLogFile {
     }
 
     /// Seals `payload` as the next record of `collection`; the chain advances only once the bytes are written.
-    func seal(_ kind: AccessLogRecord.Kind, collection: String, key: SecretBytes, payload: SecretBytes,
+    func seal(_ kind: AccessLogRecord.Kind, collection: String, key: AccessLogKey, payload: SecretBytes,
               after pending: [String: Chain], index: UInt64) throws -> AccessLogRecord {
         let chain = pending[collection] ?? chains[collection]
         return try AccessLogRecord(kind: kind, index: index, collection: collection,

@@ -117,9 +117,9 @@ struct AccessLogReader {
 
     /// The current keys by key id, and the earlier keys that key-change records sealed with them hold, and so on
     /// back: a collection whose master key changed while cofferd ran still opens its older records.
-    private func recoverKeys(_ parsed: [([UInt8]?, [AccessLogRecord])]) -> [[UInt8]: SecretBytes] {
-        var byID: [[UInt8]: SecretBytes] = [:]
-        for key in keys.values { if let id = try? AccessLogFormat.keyID(key) { byID[id] = key } }
+    private func recoverKeys(_ parsed: [([UInt8]?, [AccessLogRecord])]) -> [[UInt8]: AccessLogKey] {
+        var byID: [[UInt8]: AccessLogKey] = [:]
+        for key in keys.values { if let key = try? AccessLogKey(key) { byID[key.id] = key } }
         var changes: [(fileID: [UInt8], record: AccessLogRecord, previousTag: [UInt8]?)] = []
         for (fileID, records) in parsed {
             guard let fileID else { continue }
@@ -138,8 +138,8 @@ struct AccessLogReader {
                 guard let key = byID[change.record.keyID],
                       let earlier = try? change.record.open(key: key, fileID: change.fileID,
                                                             previousTag: change.previousTag),
-                      let id = try? AccessLogFormat.keyID(earlier), byID[id] == nil else { continue }
-                byID[id] = earlier
+                      let recovered = try? AccessLogKey(earlier), byID[recovered.id] == nil else { continue }
+                byID[recovered.id] = recovered
                 progress = true
             }
         }

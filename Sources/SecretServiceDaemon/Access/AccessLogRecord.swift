@@ -31,6 +31,19 @@ enum AccessLogFormat {
     }
 }
 
+/// A collection's log key made ready for many records: its cipher context keyed once, its id computed once.
+struct AccessLogKey {
+    let secret: SecretBytes
+    let cipher: AES256GCM.Key
+    let id: [UInt8]
+
+    init(_ secret: SecretBytes) throws {
+        self.secret = secret
+        cipher = try AES256GCM.Key(secret)
+        id = try AccessLogFormat.keyID(secret)
+    }
+}
+
 /// One record as it lies in the file. Everything but the sealed payload is in clear; the associated data binds it
 /// all, with the file's id and the tag of the collection's previous record in the file, so changing, removing or
 /// reordering a record makes it or the records after it fail to open.
@@ -58,23 +71,23 @@ struct AccessLogRecord: Equatable {
     var tag: [UInt8] { Array(sealed.suffix(AccessLogFormat.tagCount)) }
 
     /// Seals `payload` as the record after `previousTag` (`nil`: the collection's first in the file).
-    init(kind: Kind, index: UInt64, collection: String, sequence: UInt64, key: SecretBytes, payload: SecretBytes,
+    init(kind: Kind, index: UInt64, collection: String, sequence: UInt64, key: AccessLogKey, payload: SecretBytes,
          fileID: [UInt8], previousTag: [UInt8]?) throws {
         self.kind = kind
         self.index = index
         self.collection = collection
         self.sequence = sequence
-        keyID = try AccessLogFormat.keyID(key)
+        keyID = key.id
         nonce = SecureRandom.nonce(count: AES256GCM.nonceByteCount)
         sealed = []
-        sealed = try AES256GCM.seal(payload, key: key, nonce: nonce,
-                                    associatedData: associatedData(fileID: fileID, previousTag: previousTag))
+        sealed = try key.cipher.seal(payload, nonce: nonce,
+                                     associatedData: associatedData(fileID: fileID, previousTag: previousTag))
     }
 
     /// Opens the payload; throws when the record, or one before it, was changed, or `key` is not its key.
-    func open(key: SecretBytes, fileID: [UInt8], previousTag: [UInt8]?) throws -> SecretBytes {
-        try AES256GCM.open(sealed, key: key, nonce: nonce,
-                           associatedData: associatedData(fileID: fileID, previousTag: previousTag))
+    func open(key: AccessLogKey, fileID: [UInt8], previousTag: [UInt8]?) throws -> SecretBytes {
+        try key.cipher.open(sealed, nonce: nonce,
+                            associatedData: associatedData(fileID: fileID, previousTag: previousTag))
     }
 
     func associatedData(fileID: [UInt8], previousTag: [UInt8]?) -> [UInt8] {
