@@ -19,10 +19,26 @@ extension SecretStore {
     /// nothing else sealed with the master key's other derived keys can be passed off as a log entry.
     public func accessLogKey(of id: String) -> CollectionLogKey {
         guard let state = collections[id], !state.isInMemory else { return .absent }
-        guard !state.isLocked, let keys = state.keys,
-              let key = try? HKDF.sha256(inputKeyMaterial: keys.master, salt: Array(id.utf8),
-                                         info: Array("coffer/1 access log".utf8), outputByteCount: 32)
-        else { return .locked }
+        guard !state.isLocked, let keys = state.keys, let key = Self.accessLogKey(master: keys.master, id: id) else {
+            return .locked
+        }
         return .available(key)
+    }
+
+    /// Sets what is told a collection's previous access-log key whenever a password change or a key slot's removal
+    /// replaces its master key, so the log can keep its older entries readable (docs/ACCESS-CONTROL.md). Called on
+    /// the store's executor: the handler must only hand the key on.
+    public func onAccessLogKeyChange(_ handler: @escaping @Sendable (String, SecretBytes) -> Void) {
+        accessLogKeyChange = handler
+    }
+
+    func announceAccessLogKeyChange(of id: String, from oldMaster: SecretBytes) {
+        guard let accessLogKeyChange, let old = Self.accessLogKey(master: oldMaster, id: id) else { return }
+        accessLogKeyChange(id, old)
+    }
+
+    private static func accessLogKey(master: SecretBytes, id: String) -> SecretBytes? {
+        try? HKDF.sha256(inputKeyMaterial: master, salt: Array(id.utf8), info: Array("coffer/1 access log".utf8),
+                         outputByteCount: 32)
     }
 }

@@ -186,3 +186,21 @@ struct AccessLogTests {
         #expect(AccessLogEntry(line: Self.entry(1).line.dropLast()) == Self.entry(1))
     }
 }
+
+@Suite("Access log: key changes told by the store")
+struct AccessLogKeyChangeTests {
+    @Test("a key change told right after a restart is written at once, so older entries open after the next one")
+    func toldAfterRestart() async throws {
+        let directory = try AccessLogTests.directory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let keys = try TestLogKeys()
+        await keys.log(directory).record(AccessLogTests.entry(1))
+        guard case .available(let old) = await keys.key("login") else { throw CancellationError() }
+        // A restarted cofferd never sealed with the old key; the store tells it when the password change happens.
+        let restarted = keys.log(directory)
+        try await keys.rekey("login")
+        await restarted.keyChanged(of: "login", from: old)
+        let later = keys.log(directory)
+        #expect(await later.entries() == AccessLogReading(entries: [AccessLogTests.entry(1)]))
+    }
+}

@@ -46,4 +46,38 @@ struct AccessLogSealTests {
             #expect(secondExit == .exited(0), "cofferd \(secondExit); log:\n\(second.log())")
         }
     }
+
+    @Test("after a restart, a password change that replaces a keyring's master key keeps its older entries readable")
+    func passwordChangeAfterRestart() async throws {
+        try await TestBus.withPrivateBus { bus in
+            let env = ClientEnvironment(bus: bus)
+            let coffer = CofferCLI(bus: bus)
+            let a = try AccessManagementTests.application("a", env)
+            let b = try AccessManagementTests.application("b", env)
+            let first = try await DaemonHarness.start(on: bus, options: AccessManagementTests.options(["OK"]))
+            let create = try await coffer.run(["create-keychain", "work"], input: "old password\n")
+            #expect(create.status == 0, "\(create.stderr)")
+            #expect(try await coffer.run(["default-keychain", "-s", "work"]).status == 0)
+            #expect(try await a(["store", "mail", "the mail secret"]) == "stored")
+            #expect(try await b(["unlock", "mail"]) == "the mail secret")
+            let before = try await AccessManagementTests.log(coffer, ["--collection", "work"])
+            #expect(before.count == 2, "\(before)")
+            _ = await first.stop()
+
+            // A new cofferd has sealed nothing with the old key when the password changes.
+            let second = try await DaemonHarness.start(on: bus, options: AccessManagementTests.options([], name: "second"))
+            #expect(try await coffer.run(["unlock-keychain", "work"], input: "old password\n").status == 0)
+            let change = try await coffer.run(["set-keychain-password", "work"], input: "old password\nnew password\n")
+            #expect(change.status == 0 && change.stderr.isEmpty, "\(change.stderr)")
+            _ = await second.stop()
+
+            let third = try await DaemonHarness.start(on: bus, options: AccessManagementTests.options([], name: "third"))
+            #expect(try await coffer.run(["unlock-keychain", "work"], input: "new password\n").status == 0)
+            let after = try await coffer.run(["access", "log", "--collection", "work"])
+            #expect(after.status == 0 && after.stderr.isEmpty, "\(after.text)\(after.stderr)")
+            #expect(after.text.split(separator: "\n").count == 2, "\(after.text)")
+            let exit = await third.stop()
+            #expect(exit == .exited(0), "cofferd \(exit); log:\n\(third.log())")
+        }
+    }
 }

@@ -30,6 +30,14 @@ struct AccessGate: Sendable {
         self.store = store
     }
 
+    /// Hands the store's master-key changes to the log, which keeps older entries readable with them.
+    func followKeyChanges() async {
+        let log = self.log
+        await store.onAccessLogKeyChange { collection, old in
+            Task.detached { await log.keyChanged(of: collection, from: old) }
+        }
+    }
+
     /// Resolves the caller (once per connection) when any collection is guarded; refuses another user's process.
     /// With access control off everywhere nothing is asked, so cofferd behaves as it did before it existed.
     func admit(_ caller: BusName, receivedAt: UInt64) async throws(SecretServiceError) {

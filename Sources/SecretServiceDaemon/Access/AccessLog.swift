@@ -119,7 +119,7 @@ actor AccessLog {
         }
         var ready: [String: AccessLogKey] = [:]
         for case (let name, .available(let secret)) in known { ready[name] = try? AccessLogKey(secret) }
-        var sealings: [(entry: AccessLogEntry, collection: String, key: AccessLogKey)] = []
+        var sealings: [(entry: AccessLogEntry?, collection: String, key: AccessLogKey)] = []
         for entry in batch {
             if let key = ready[entry.collection] {
                 sealings.append((entry, entry.collection, key))
@@ -137,7 +137,24 @@ actor AccessLog {
                            metadata: ["count": "\(waiting.count - limit)"])
             waiting.removeFirst(waiting.count - limit)
         }
-        guard !sealings.isEmpty else { return }
+        commit(sealings, durable: durable)
+    }
+
+    /// A collection's master key was replaced: its records from now on are preceded by its previous key, sealed with
+    /// the new one, so older records still open. Written at once when the new key is at hand, so the change is in the
+    /// file even if no entry of the collection follows before cofferd stops.
+    func keyChanged(of collection: String, from old: SecretBytes) async {
+        guard let previous = try? AccessLogKey(old), path != nil else { return }
+        if lastKeys[collection]?.id != previous.id { lastKeys[collection] = previous }
+        guard case .available(let secret) = await keys(collection), let current = try? AccessLogKey(secret),
+              lastKeys[collection]?.id != current.id else { return }
+        commit([(nil, collection, current)], durable: true)
+    }
+
+    /// Seals and writes, without a suspension: nothing else touches the file meanwhile.
+    private func commit(_ sealings: [(entry: AccessLogEntry?, collection: String, key: AccessLogKey)],
+                        durable: Bool) {
+        guard let path, !sealings.isEmpty else { return }
         var file = self.file ?? AccessLogFile(path: path, maximumBytes: maximumBytes)
         do {
             if !file.isOpen, let repair = try file.open() { noteRepair(repair) }
@@ -150,7 +167,7 @@ actor AccessLog {
     }
 
     /// Seals and writes, rotating when the next record would pass the bound.
-    private func append(_ sealings: [(entry: AccessLogEntry, collection: String, key: AccessLogKey)],
+    private func append(_ sealings: [(entry: AccessLogEntry?, collection: String, key: AccessLogKey)],
                         to file: inout AccessLogFile, durable: Bool) throws {
         var records: [AccessLogRecord] = []
         var chains: [String: AccessLogFile.Chain] = [:]
@@ -159,7 +176,7 @@ actor AccessLog {
             var payloads: [(AccessLogRecord.Kind, SecretBytes)] = []
             if let last = lastKeys[collection], last.id != key.id { payloads.append((.keyChange, last.secret)) }
             lastKeys[collection] = key
-            payloads.append((.entry, try SecretBytes(copying: entry.line)))
+            if let entry { payloads.append((.entry, try SecretBytes(copying: entry.line))) }
             for (kind, payload) in payloads {
                 func sealed() throws -> AccessLogRecord {
                     try file.seal(kind, collection: collection, key: key, payload: payload, after: chains,
