@@ -25,16 +25,18 @@ extension SecretStore {
         return .available(key)
     }
 
-    /// Sets what is told a collection's previous access-log key whenever a password change or a key slot's removal
-    /// replaces its master key, so the log can keep its older entries readable (docs/ACCESS-CONTROL.md). Called on
-    /// the store's executor: the handler must only hand the key on.
-    public func onAccessLogKeyChange(_ handler: @escaping @Sendable (String, SecretBytes) -> Void) {
+    /// Sets what is told a collection's previous and new access-log keys whenever a password change or a key slot's
+    /// removal replaces its master key, so the log can keep its older entries readable (docs/ACCESS-CONTROL.md). Both
+    /// keys are handed on because a collection that was locked is locked again at once. Called on the store's
+    /// executor: the handler must only hand the keys on.
+    public func onAccessLogKeyChange(_ handler: @escaping @Sendable (String, SecretBytes, SecretBytes) -> Void) {
         accessLogKeyChange = handler
     }
 
-    func announceAccessLogKeyChange(of id: String, from oldMaster: SecretBytes) {
-        guard let accessLogKeyChange, let old = Self.accessLogKey(master: oldMaster, id: id) else { return }
-        accessLogKeyChange(id, old)
+    func announceAccessLogKeyChange(of id: String, from oldMaster: SecretBytes, to newMaster: SecretBytes) {
+        guard let accessLogKeyChange, let old = Self.accessLogKey(master: oldMaster, id: id),
+              let new = Self.accessLogKey(master: newMaster, id: id) else { return }
+        accessLogKeyChange(id, old, new)
     }
 
     private static func accessLogKey(master: SecretBytes, id: String) -> SecretBytes? {

@@ -175,7 +175,22 @@ struct AccessLogTests {
         try await keys.rekey("login")
         let restarted = keys.log(directory)
         await restarted.record(Self.entry(4))
-        #expect(await restarted.entries() == AccessLogReading(entries: [Self.entry(4)], earlierKey: 3))
+        #expect(await restarted.entries() == AccessLogReading(entries: [Self.entry(4)], keyGone: 3))
+    }
+
+    @Test("entries of a deleted collection are counted as unreadable, not taken for tampering")
+    func deletedCollection() async throws {
+        let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let keys = try TestLogKeys(["login", "work"])
+        let log = keys.log(directory)
+        await log.record(Self.entry(1, collection: "work"))
+        await keys.set("work", .absent)
+        // Its deletion itself is sealed with login's key.
+        let deletion = AccessLogEntry(time: 1_002, outcome: .deleted, application: "exe:/usr/bin/b@1:2",
+                                      processID: 2, collection: "work")
+        await log.record(deletion)
+        #expect(await log.entries() == AccessLogReading(entries: [deletion], keyGone: 1))
     }
 
     @Test("lines that are not entries are skipped, not guessed at")
@@ -199,7 +214,8 @@ struct AccessLogKeyChangeTests {
         // A restarted cofferd never sealed with the old key; the store tells it when the password change happens.
         let restarted = keys.log(directory)
         try await keys.rekey("login")
-        await restarted.keyChanged(of: "login", from: old)
+        guard case .available(let new) = await keys.key("login") else { throw CancellationError() }
+        await restarted.keyChanged(of: "login", from: old, to: new)
         let later = keys.log(directory)
         #expect(await later.entries() == AccessLogReading(entries: [AccessLogTests.entry(1)]))
     }

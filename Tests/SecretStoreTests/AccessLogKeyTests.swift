@@ -41,13 +41,16 @@ struct AccessLogKeyTests {
         let store = try await dir.store()
         _ = try await store.createCollection(label: "C", alias: "", password: password("old"), preferredID: "c")
         let before = try #require(Self.key(await store.accessLogKey(of: "c")))
-        let told = Mutex<[(String, [UInt8])]>([])
-        await store.onAccessLogKeyChange { id, old in told.withLock { $0.append((id, old.copyBytes())) } }
+        let told = Mutex<[(String, [UInt8], [UInt8])]>([])
+        await store.onAccessLogKeyChange { id, old, new in
+            told.withLock { $0.append((id, old.copyBytes(), new.copyBytes())) }
+        }
         #expect(try await store.passwordChange(of: "c", from: password("old"), to: password("new")) == .rekeyed)
         let after = try #require(Self.key(await store.accessLogKey(of: "c")))
         #expect(after != before)
         let changes = told.withLock { $0 }
-        #expect(changes.count == 1 && changes.first?.0 == "c" && changes.first?.1 == before)
+        #expect(changes.count == 1 && changes.first?.0 == "c" && changes.first?.1 == before
+                && changes.first?.2 == after)
     }
 
     struct Failure: Error, CustomStringConvertible {

@@ -33,8 +33,8 @@ struct AccessGate: Sendable {
     /// Hands the store's master-key changes to the log, which keeps older entries readable with them.
     func followKeyChanges() async {
         let log = self.log
-        await store.onAccessLogKeyChange { collection, old in
-            Task.detached { await log.keyChanged(of: collection, from: old) }
+        await store.onAccessLogKeyChange { collection, old, new in
+            Task.detached { await log.keyChanged(of: collection, from: old, to: new) }
         }
     }
 

@@ -140,14 +140,12 @@ actor AccessLog {
         commit(sealings, durable: durable)
     }
 
-    /// A collection's master key was replaced: its records from now on are preceded by its previous key, sealed with
-    /// the new one, so older records still open. Written at once when the new key is at hand, so the change is in the
-    /// file even if no entry of the collection follows before cofferd stops.
-    func keyChanged(of collection: String, from old: SecretBytes) async {
-        guard let previous = try? AccessLogKey(old), path != nil else { return }
-        if lastKeys[collection]?.id != previous.id { lastKeys[collection] = previous }
-        guard case .available(let secret) = await keys(collection), let current = try? AccessLogKey(secret),
-              lastKeys[collection]?.id != current.id else { return }
+    /// A collection's master key was replaced: its previous key is written at once, sealed with the new one (a
+    /// key-change record), so older records still open, also after a restart and while the collection is locked.
+    func keyChanged(of collection: String, from old: SecretBytes, to new: SecretBytes) {
+        guard let previous = try? AccessLogKey(old), let current = try? AccessLogKey(new), path != nil else { return }
+        // Set even when an entry was sealed with the new key already: the key change may follow it in the file.
+        lastKeys[collection] = previous
         commit([(nil, collection, current)], durable: true)
     }
 

@@ -9,8 +9,9 @@ struct AccessLogReading: Sendable, Equatable {
     var entries: [AccessLogEntry] = []
     /// Entries of collections that are locked now.
     var locked = 0
-    /// Entries sealed with an earlier key of an unlocked collection whose key change the log did not see.
-    var earlierKey = 0
+    /// Entries sealed with a key that is gone: of a collection deleted since, or an earlier key of an unlocked
+    /// collection whose change the log did not see.
+    var keyGone = 0
     /// Signs of damage or tampering, one sentence each, naming files, positions and collection ids only.
     var problems: [String] = []
 }
@@ -53,13 +54,10 @@ struct AccessLogReader {
                 expectedIndex += 1
                 guard record.kind == .entry else { continue }
                 guard let key = keysByID[record.keyID] else {
-                    if keys[record.collection] != nil {
-                        reading.earlierKey += 1
-                    } else if lockedCollections.contains(record.collection) {
+                    if lockedCollections.contains(record.collection) {
                         reading.locked += 1
                     } else {
-                        reading.problems.append("\(file.name): record \(record.index) is sealed for collection"
-                                                + " “\(record.collection)”, which does not exist")
+                        reading.keyGone += 1
                     }
                     continue
                 }

@@ -11,9 +11,9 @@ extension AccessAdaptor {
     /// change when another one did (`""` otherwise).
     static let logEntry = DBusType.structure([.uint64, .string, .string, .string, .uint32, .objectPath, .string])
 
-    /// `ReadLog(t since) → (a(tsssuos) entries, u locked, u earlierKey, as problems)`: the entries at or after
+    /// `ReadLog(t since) → (a(tsssuos) entries, u locked, u keyGone, as problems)`: the entries at or after
     /// `since` that the unlocked collections open, oldest first; how many entries belong to locked collections, and
-    /// how many to unlocked ones but sealed with a key the log cannot recover; and every sign of damage or
+    /// how many were sealed with a key that is gone (a collection deleted since, an earlier key not recovered); and every sign of damage or
     /// tampering found. The log holds identities and ids, which `ListAccess` shows any client too; never a label
     /// or a secret.
     func readLog(since: UInt64) async throws(SecretServiceError) -> HandlerResult {
@@ -29,7 +29,7 @@ extension AccessAdaptor {
         }
         return HandlerResult([
             .array(Self.logEntry, entries), .uint32(UInt32(clamping: reading.locked)),
-            .uint32(UInt32(clamping: reading.earlierKey)), .array(.string, reading.problems.map(DBusValue.string)),
+            .uint32(UInt32(clamping: reading.keyGone)), .array(.string, reading.problems.map(DBusValue.string)),
         ])
     }
 }

@@ -54,7 +54,7 @@ struct AccessAdaptor {
             },
             AdaptorMethod("ReadLog", in: [.init("since", .uint64)],
                           out: [.init("entries", .array(AccessAdaptor.logEntry)), .init("locked", .uint32),
-                                .init("earlierKey", .uint32), .init("problems", .array(.string))]) { adaptor, call in
+                                .init("keyGone", .uint32), .init("problems", .array(.string))]) { adaptor, call in
                 try await adaptor.readLog(since: call.args.uint64(0))
             },
         ])

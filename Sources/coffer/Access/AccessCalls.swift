@@ -24,8 +24,8 @@ struct AccessLogReport {
     var entries: [AccessLogLine]
     /// Entries of locked collections.
     var locked: Int
-    /// Entries sealed with a key of their collection that the log cannot recover.
-    var earlierKey: Int
+    /// Entries sealed with a key that is gone (a collection deleted since, an earlier key not recovered).
+    var keyGone: Int
     /// Damage or tampering found, one sentence each.
     var problems: [String]
 }
@@ -140,7 +140,7 @@ extension SecretService {
     func accessLog(since: UInt64) async throws -> AccessLogReport {
         let body = try await callAccess("ReadLog", [.uint64(since)])
         guard body.count == 4, case .array(_, let entries) = body[0], let locked = body[1].uint32,
-              let earlierKey = body[2].uint32, case .array(_, let problems) = body[3]
+              let keyGone = body[2].uint32, case .array(_, let problems) = body[3]
         else { throw SecretServiceClientError.unexpectedReply("ReadLog returned no list") }
         let lines = try entries.map { entry in
             guard case .structure(let fields) = entry, fields.count == 7, let time = fields[0].uint64,
@@ -150,7 +150,7 @@ extension SecretService {
             return AccessLogLine(time: time, outcome: outcome, application: application, name: name, pid: pid,
                                  object: object, requester: requester)
         }
-        return AccessLogReport(entries: lines, locked: Int(locked), earlierKey: Int(earlierKey),
+        return AccessLogReport(entries: lines, locked: Int(locked), keyGone: Int(keyGone),
                                problems: problems.compactMap(\.string))
     }
 

@@ -65,9 +65,9 @@ struct AccessLogCommand: CofferCommand {
         if report.locked > 0 {
             Console.error("\(report.locked) entries belong to locked keyrings and are not shown; unlock them to see them")
         }
-        if report.earlierKey > 0 {
-            Console.error("\(report.earlierKey) entries were sealed with an earlier key of their keyring and cannot be"
-                          + " read")
+        if report.keyGone > 0 {
+            Console.error("\(report.keyGone) entries were sealed with a key that is gone (their keyring was deleted, or"
+                          + " its password changed before cofferd saw its key) and cannot be read")
         }
         for problem in report.problems { Console.error("access log: \(problem)") }
         guard report.problems.isEmpty else {
