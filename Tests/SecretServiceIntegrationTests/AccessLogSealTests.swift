@@ -36,7 +36,8 @@ struct AccessLogSealTests {
             var bytes = try Data(contentsOf: file)
             bytes[bytes.count / 2] ^= 0x20
             try bytes.write(to: file)
-            let second = try await DaemonHarness.start(on: bus, options: AccessManagementTests.options([], name: "second"))
+            let second = try await DaemonHarness.start(on: bus,
+                                                       options: AccessManagementTests.options([], name: "second"))
             #expect(try await a(["read", "mail"]) == "the mail secret")
             let damaged = try await coffer.run(["access", "log"])
             #expect(damaged.status == 1, "\(damaged.text)\(damaged.stderr)")
@@ -65,13 +66,16 @@ struct AccessLogSealTests {
             _ = await first.stop()
 
             // A new cofferd has sealed nothing with the old key when the password changes.
-            let second = try await DaemonHarness.start(on: bus, options: AccessManagementTests.options([], name: "second"))
+            let second = try await DaemonHarness.start(on: bus,
+                                                       options: AccessManagementTests.options([], name: "second"))
             #expect(try await coffer.run(["unlock-keychain", "work"], input: "old password\n").status == 0)
-            let change = try await coffer.run(["set-keychain-password", "work"], input: "old password\nnew password\n")
+            let change = try await coffer.run(["set-keychain-password", "work"],
+                                              input: "old password\nnew password\n")
             #expect(change.status == 0 && change.stderr.isEmpty, "\(change.stderr)")
             _ = await second.stop()
 
-            let third = try await DaemonHarness.start(on: bus, options: AccessManagementTests.options([], name: "third"))
+            let third = try await DaemonHarness.start(on: bus,
+                                                      options: AccessManagementTests.options([], name: "third"))
             #expect(try await coffer.run(["unlock-keychain", "work"], input: "new password\n").status == 0)
             let after = try await coffer.run(["access", "log", "--collection", "work"])
             #expect(after.status == 0 && after.stderr.isEmpty, "\(after.text)\(after.stderr)")

@@ -13,7 +13,6 @@ struct AccessLogFile {
     struct LogFileError: Error, CustomStringConvertible {
         let description: String
         init(_ what: String) { description = "\(what): \(String(cString: strerror(errno)))" }
-        init(plain: String) { description = plain }
     }
 
     struct Chain {

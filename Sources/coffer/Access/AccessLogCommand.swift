@@ -63,7 +63,8 @@ struct AccessLogCommand: CofferCommand {
     /// Says on stderr what could not be shown and why; damage or tampering ends the command with status 1.
     static func reportUnread(_ report: AccessLogReport) throws {
         if report.locked > 0 {
-            Console.error("\(report.locked) entries belong to locked keyrings and are not shown; unlock them to see them")
+            Console.error("\(report.locked) entries belong to locked keyrings and are not shown; unlock them to see"
+                          + " them")
         }
         if report.keyGone > 0 {
             Console.error("\(report.keyGone) entries were sealed with a key that is gone (their keyring was deleted, or"
