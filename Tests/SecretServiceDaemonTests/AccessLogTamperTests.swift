@@ -56,6 +56,20 @@ struct AccessLogTamperTests {
         }
     }
 
+    @Test("any one byte of the file changed is reported")
+    func everyByte() async throws {
+        let (keys, path, _) = try await Self.written(2)
+        defer { try? FileManager.default.removeItem(atPath: String(path.dropLast(AccessLog.fileName.count + 1))) }
+        let original = try Data(contentsOf: URL(fileURLWithPath: path))
+        for offset in 0..<original.count {
+            var changed = original
+            changed[offset] ^= 0x01
+            try changed.write(to: URL(fileURLWithPath: path))
+            let reading = await Self.reading(keys, path)
+            #expect(!reading.problems.isEmpty, "byte \(offset) of \(original.count) changed unnoticed: \(reading)")
+        }
+    }
+
     @Test("a removed record, and two records swapped, are reported")
     func removedOrReordered() async throws {
         do {

@@ -24,7 +24,8 @@ struct AccessGate: Sendable {
     init(policy: AccessPolicy, sender: any MessageSender, store: SecretStore, logger: Logger) {
         self.policy = policy
         log = AccessLog(directory: store.dataDirectory, fallbackCollection: LoginKeyring.collectionID,
-                        keys: { [store] collection in await store.accessLogKey(of: collection) }, logger: logger)
+                        keys: { [store] collection in await store.accessLogKey(of: collection) },
+                        collections: { [store] in await store.collectionIDs() }, logger: logger)
         identities = CallerIdentities(sender: sender, ownUserID: UInt32(getuid()), log: log)
         decisions = AccessDecisions()
         self.store = store

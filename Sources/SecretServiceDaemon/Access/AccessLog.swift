@@ -36,6 +36,9 @@ actor AccessLog {
     /// The collection whose key seals entries that concern no collection with a key of its own.
     let fallbackCollection: String
     private let keys: KeySource
+    /// Every collection there is: a reading asks all their keys, so a record whose collection name was changed is
+    /// still found by its key id, and reported, rather than counted as one of a deleted collection.
+    private let collections: @Sendable () async -> [String]
     private let logger: Logger
     private var file: AccessLogFile?
     /// The entries of a log without a file, newest last; bounded like the file.
@@ -56,12 +59,14 @@ actor AccessLog {
     ///   - maximumBytes: the size at which the file is rotated.
     ///   - fallbackCollection: the collection whose key seals entries of no collection with a key.
     ///   - keys: the log key of a collection, asked for each batch (never kept past it but to seal a key change).
+    ///   - collections: every collection there is.
     init(directory: String?, maximumBytes: Int = AccessLog.defaultMaximumBytes, fallbackCollection: String = "login",
-         keys: @escaping KeySource, logger: Logger) {
+         keys: @escaping KeySource, collections: @escaping @Sendable () async -> [String], logger: Logger) {
         path = directory.map { $0 + "/" + Self.fileName }
         self.maximumBytes = maximumBytes
         self.fallbackCollection = fallbackCollection
         self.keys = keys
+        self.collections = collections
         self.logger = logger
     }
 
@@ -211,7 +216,7 @@ actor AccessLog {
             files.append(AccessLogReader.File(name: name, bytes: AccessLogFile.read(full) ?? []))
         }
         var reader = AccessLogReader(keys: [:], lockedCollections: [])
-        for collection in AccessLogReader.collections(in: files) {
+        for collection in AccessLogReader.collections(in: files).union(await collections()) {
             switch await keys(collection) {
             case .available(let key):
                 reader.keys[collection] = key

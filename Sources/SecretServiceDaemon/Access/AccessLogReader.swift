@@ -9,8 +9,8 @@ struct AccessLogReading: Sendable, Equatable {
     var entries: [AccessLogEntry] = []
     /// Entries of collections that are locked now.
     var locked = 0
-    /// Entries sealed with a key that is gone: of a collection deleted since, or an earlier key of an unlocked
-    /// collection whose change the log did not see.
+    /// Entries of collections that no longer exist (deleted since): their key is gone, so they can be neither
+    /// opened nor checked.
     var keyGone = 0
     /// Signs of damage or tampering, one sentence each, naming files, positions and collection ids only.
     var problems: [String] = []
@@ -56,6 +56,11 @@ struct AccessLogReader {
                 guard let key = keysByID[record.keyID] else {
                     if lockedCollections.contains(record.collection) {
                         reading.locked += 1
+                    } else if keys[record.collection] != nil {
+                        // cofferd writes every change of a collection's key into the log as it happens.
+                        reading.problems.append("\(file.name): record \(record.index) (collection"
+                                                + " “\(record.collection)”) is sealed with a key the log does not know:"
+                                                + " it was changed, or a change of the keyring's key was not recorded")
                     } else {
                         reading.keyGone += 1
                     }

@@ -13,7 +13,7 @@ extension AccessAdaptor {
 
     /// `ReadLog(t since) → (a(tsssuos) entries, u locked, u keyGone, as problems)`: the entries at or after
     /// `since` that the unlocked collections open, oldest first; how many entries belong to locked collections, and
-    /// how many were sealed with a key that is gone (a collection deleted since, an earlier key not recovered); and
+    /// how many to collections deleted since, whose key is gone; and
     /// every sign of damage or tampering found. The log holds identities and ids, which `ListAccess` shows any client
     /// too; never a label or a secret.
     func readLog(since: UInt64) async throws(SecretServiceError) -> HandlerResult {

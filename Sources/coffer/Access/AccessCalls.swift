@@ -24,7 +24,7 @@ struct AccessLogReport {
     var entries: [AccessLogLine]
     /// Entries of locked collections.
     var locked: Int
-    /// Entries sealed with a key that is gone (a collection deleted since, an earlier key not recovered).
+    /// Entries of collections deleted since.
     var keyGone: Int
     /// Damage or tampering found, one sentence each.
     var problems: [String]

@@ -67,8 +67,7 @@ struct AccessLogCommand: CofferCommand {
                           + " them")
         }
         if report.keyGone > 0 {
-            Console.error("\(report.keyGone) entries were sealed with a key that is gone (their keyring was deleted, or"
-                          + " its password changed before cofferd saw its key) and cannot be read")
+            Console.error("\(report.keyGone) entries belong to keyrings deleted since and cannot be read")
         }
         for problem in report.problems { Console.error("access log: \(problem)") }
         guard report.problems.isEmpty else {
