@@ -199,6 +199,24 @@ struct AccessLogTests {
         #expect(await log.entries() == AccessLogReading(entries: [deletion], keyGone: 1))
     }
 
+    @Test("plain-text logs of an earlier version are set aside, not read as damaged sealed ones")
+    func earlierVersion() async throws {
+        let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/" + AccessLog.fileName
+        let plain = Data((Self.entry(1).line + Self.entry(2).line))
+        try plain.write(to: URL(fileURLWithPath: path))
+        try plain.write(to: URL(fileURLWithPath: path + AccessLog.rotatedSuffix))
+        let keys = try TestLogKeys()
+        let log = keys.log(directory)
+        #expect(await log.entries() == AccessLogReading())
+        await log.record(Self.entry(3))
+        #expect(await log.entries() == AccessLogReading(entries: [Self.entry(3)]))
+        for name in [path, path + AccessLog.rotatedSuffix] {
+            #expect(FileManager.default.contents(atPath: name + ".unsealed") == plain)
+        }
+    }
+
     @Test("lines that are not entries are skipped, not guessed at")
     func foreignLines() {
         #expect(AccessLogEntry(line: Array("2\t1\trefused\ta\t1\tc\ti\t".utf8)[...]) == nil)

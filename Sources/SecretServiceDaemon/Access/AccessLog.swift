@@ -53,6 +53,8 @@ actor AccessLog {
     private var lastKeys: [String: AccessLogKey] = [:]
     /// Repairs made when the file was opened, reported with every reading until cofferd restarts.
     private var repairs: [String] = []
+    /// Whether plain-text logs of earlier versions were looked for (once, before the files are first used).
+    private var checkedUnsealed = false
 
     /// - Parameters:
     ///   - directory: the data directory; `nil` keeps the log in memory.
@@ -158,6 +160,7 @@ actor AccessLog {
     private func commit(_ sealings: [(entry: AccessLogEntry?, collection: String, key: AccessLogKey)],
                         durable: Bool) {
         guard let path, !sealings.isEmpty else { return }
+        setAsideUnsealed(path)
         var file = self.file ?? AccessLogFile(path: path, maximumBytes: maximumBytes)
         do {
             if !file.isOpen, let repair = try file.open() { noteRepair(repair) }
@@ -200,6 +203,15 @@ actor AccessLog {
         try file.write(records, durable: durable)
     }
 
+    private func setAsideUnsealed(_ path: String) {
+        guard !checkedUnsealed else { return }
+        checkedUnsealed = true
+        for file in AccessLogFile.setAsideUnsealed(path) {
+            logger.notice("a plain-text access log of an earlier version was set aside",
+                          metadata: ["path": "\(file).unsealed"])
+        }
+    }
+
     private func noteRepair(_ repair: String) {
         logger.warning("the access log was repaired", metadata: ["repair": "\(repair)"])
         repairs.append(repair)
@@ -210,6 +222,7 @@ actor AccessLog {
     func entries(since: UInt64 = 0) async -> AccessLogReading {
         await flushUses()
         guard let path else { return AccessLogReading(entries: memory.filter { $0.time >= since }) }
+        setAsideUnsealed(path)
         var files: [AccessLogReader.File] = []
         for name in [Self.fileName + Self.rotatedSuffix, Self.fileName] {
             let full = String(path.dropLast(Self.fileName.count)) + name

@@ -147,6 +147,16 @@ struct AccessLogFile {
         guard !durable || fdatasync(descriptor) == 0 else { throw LogFileError("cannot sync") }
     }
 
+    /// Renames plain-text logs of earlier versions (their lines start with the line form's version, `1` and a tab)
+    /// to `NAME.unsealed`, so they are neither appended to nor taken for damaged sealed logs.
+    /// - Returns: the files set aside.
+    static func setAsideUnsealed(_ path: String) -> [String] {
+        [path + AccessLog.rotatedSuffix, path].filter { file in
+            guard let bytes = read(file), bytes.starts(with: Array("1\t".utf8)) else { return false }
+            return rename(file, file + ".unsealed") == 0
+        }
+    }
+
     /// A whole file, or `nil` when it is missing or not a regular file.
     static func read(_ path: String) -> [UInt8]? {
         let fd = Glibc.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
