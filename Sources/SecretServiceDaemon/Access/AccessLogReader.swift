@@ -59,8 +59,9 @@ struct AccessLogReader {
                     } else if keys[record.collection] != nil {
                         // cofferd writes every change of a collection's key into the log as it happens.
                         reading.problems.append("\(file.name): record \(record.index) (collection"
-                                                + " “\(record.collection)”) is sealed with a key the log does not know:"
-                                                + " it was changed, or a change of the keyring's key was not recorded")
+                                                + " “\(record.collection)”) is sealed with a key the log does not"
+                                                + " know: it was changed, or a change of the keyring's key was not"
+                                                + " recorded")
                     } else {
                         reading.keyGone += 1
                     }
