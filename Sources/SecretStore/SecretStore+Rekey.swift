@@ -110,7 +110,10 @@ extension SecretStore {
             throw .failed("the new keys could not be made: \(error)")
         }
         try replaceFile(of: state, keys: keys, resealing: rekey, slots: slots.sorted { $0.id < $1.id })
-        if rekey { resealSyncState(of: state.id, from: current.master, to: keys.master) }
+        if rekey {
+            resealSyncState(of: state.id, from: current.master, to: keys.master)
+            announceAccessLogKeyChange(of: state.id, from: current.master, to: keys.master)
+        }
         heldSlotKeys[state.id] = nil
         for (planned, slot) in zip(plan, slots) { hold(planned.kek.map { SlotKey(slot: slot, kek: $0) }, of: state.id) }
         return rekey ? .rekeyed : .masterKeyKept(unchangedSlots: plan.filter { $0.kek == nil }.map(\.slot.info))

@@ -1,10 +1,36 @@
 // SPDX-License-Identifier: Apache-2.0
-// The access log file: private, line per entry, a torn last line cut off without harm to earlier ones, rotation.
+// The access log file: private, sealed per collection, a torn last record cut off without harm, rotation, keys
+// that are locked or change.
 
 import Foundation
 import Logging
+import SecretCrypto
+import SecretStore
 @testable import SecretServiceDaemon
 import Testing
+
+/// The log keys a test's collections have, changed as the test locks, unlocks or re-keys them.
+actor TestLogKeys {
+    private var keys: [String: CollectionLogKey]
+
+    init(_ collections: [String] = ["login"]) throws {
+        var keys: [String: CollectionLogKey] = [:]
+        for collection in collections { keys[collection] = .available(try SecureRandom.secretBytes(count: 32)) }
+        self.keys = keys
+    }
+
+    func key(_ collection: String) -> CollectionLogKey { keys[collection] ?? .absent }
+    func collections() -> [String] {
+        keys.filter { if case .absent = $0.value { false } else { true } }.map(\.key)
+    }
+    func set(_ collection: String, _ key: CollectionLogKey) { keys[collection] = key }
+    func rekey(_ collection: String) throws { keys[collection] = .available(try SecureRandom.secretBytes(count: 32)) }
+
+    nonisolated func log(_ directory: String?, maximumBytes: Int = AccessLog.defaultMaximumBytes) -> AccessLog {
+        AccessLog(directory: directory, maximumBytes: maximumBytes, keys: { await self.key($0) },
+                  collections: { await self.collections() }, logger: Logger(label: "test"))
+    }
+}
 
 @Suite("Access log")
 struct AccessLogTests {
@@ -16,65 +42,73 @@ struct AccessLogTests {
     }
 
     static func entry(_ n: Int, outcome: AccessLogEntry.Outcome = .alwaysAllowed,
-                      application: String = "exe:/usr/bin/b@1:2") -> AccessLogEntry {
+                      application: String = "exe:/usr/bin/b@1:2", collection: String = "login") -> AccessLogEntry {
         AccessLogEntry(time: UInt64(1_000 + n), outcome: outcome, application: application, processID: UInt32(n),
-                       collection: "login", item: "\(n)")
+                       collection: collection, item: "item\(n)")
     }
 
-    @Test("entries round-trip through a file only the user can read, and persist for the next reader")
+    @Test("entries round-trip through a private file that shows none of them in clear")
     func roundTrip() async throws {
         let directory = try Self.directory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let log = AccessLog(directory: directory, logger: Logger(label: "test"))
+        let keys = try TestLogKeys()
+        let log = keys.log(directory)
+        // A collection without a key of its own (in memory, or deleted since) is sealed with login's key.
         let odd = AccessLogEntry(time: 5, outcome: .refused, application: "script:/usr/bin/python3@1:2 /a\tb\nc\\d",
-                                 processID: 7, collection: "c", item: "", requester: "exe:/usr/bin/coffer@3:4")
+                                 processID: 7, collection: "session", item: "", requester: "exe:/usr/bin/coffer@3:4")
         await log.record(odd)
         await log.record(Self.entry(1))
         let path = directory + "/" + AccessLog.fileName
         let mode = try #require(FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int)
         #expect(mode == 0o600)
-        // One line per entry: the tab and newline of the path are escaped.
-        let text = try String(contentsOfFile: path, encoding: .utf8)
-        #expect(text.split(separator: "\n").count == 2, "\(text)")
-        let reader = AccessLog(directory: directory, logger: Logger(label: "test"))
-        #expect(await reader.entries() == [odd, Self.entry(1)])
-        #expect(await reader.entries(since: 1_000) == [Self.entry(1)])
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        for clear in ["python3", "/usr/bin/b", "coffer@", "refused", "always-allowed", "item1", "session"] {
+            #expect(bytes.range(of: Data(clear.utf8)) == nil, "\(clear) is in the file in clear")
+        }
+        let reading = await keys.log(directory).entries()
+        #expect(reading == AccessLogReading(entries: [odd, Self.entry(1)]))
+        #expect(await keys.log(directory).entries(since: 1_000).entries == [Self.entry(1)])
     }
 
-    @Test("a torn last line is ignored and cut off before the next entry; earlier entries stay intact")
+    @Test("a torn last record is reported, then cut off before the next entry; earlier entries stay intact")
     func tornTail() async throws {
         let directory = try Self.directory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = directory + "/" + AccessLog.fileName
+        let keys = try TestLogKeys()
         do {
-            let log = AccessLog(directory: directory, logger: Logger(label: "test"))
+            let log = keys.log(directory)
             await log.record(Self.entry(1))
             await log.record(Self.entry(2))
         }
-        // A crash in the middle of a write leaves part of a line.
+        // A crash in the middle of a write leaves part of a record.
         let handle = try #require(FileHandle(forWritingAtPath: path))
         try handle.seekToEnd()
-        try handle.write(contentsOf: Array(Self.entry(3).line.prefix(20)))
+        try handle.write(contentsOf: [0, 0, 0, 90, 1, 0, 0])
         try handle.close()
-        let log = AccessLog(directory: directory, logger: Logger(label: "test"))
-        #expect(await log.entries() == [Self.entry(1), Self.entry(2)])
+        let log = keys.log(directory)
+        let before = await log.entries()
+        #expect(before.entries == [Self.entry(1), Self.entry(2)])
+        #expect(before.problems.count == 1 && before.problems[0].contains("ends inside a record"), "\(before)")
         await log.record(Self.entry(4))
-        #expect(await log.entries() == [Self.entry(1), Self.entry(2), Self.entry(4)])
-        // Also a widened file (a loose mode someone set) is made private again on open.
+        let after = await log.entries()
+        #expect(after.entries == [Self.entry(1), Self.entry(2), Self.entry(4)])
+        #expect(after.problems.count == 1 && after.problems[0].contains("torn last record"), "\(after.problems)")
+        // A widened file (a loose mode someone set) is made private again on open.
         chmod(path, 0o644)
-        let again = AccessLog(directory: directory, logger: Logger(label: "test"))
-        await again.record(Self.entry(5))
+        await keys.log(directory).record(Self.entry(5))
         let mode = try #require(FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int)
         #expect(mode == 0o600)
     }
 
-    @Test("the log rotates at its bound: at most two files, the newest entries kept")
+    @Test("the log rotates at its bound: at most two files, the newest entries kept, each file's chain intact")
     func rotation() async throws {
         let directory = try Self.directory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let bound = 1_024
-        let log = AccessLog(directory: directory, maximumBytes: bound, logger: Logger(label: "test"))
-        for n in 0..<200 { await log.record(Self.entry(n)) }
+        let keys = try TestLogKeys(["login", "work"])
+        let log = keys.log(directory, maximumBytes: bound)
+        for n in 0..<200 { await log.record(Self.entry(n, collection: n % 3 == 0 ? "work" : "login")) }
         let path = directory + "/" + AccessLog.fileName
         for file in [path, path + AccessLog.rotatedSuffix] {
             let size = try #require(FileManager.default.attributesOfItem(atPath: file)[.size] as? Int)
@@ -83,18 +117,104 @@ struct AccessLogTests {
             #expect(mode == 0o600)
         }
         let kept = await log.entries()
-        #expect(kept.last == Self.entry(199))
-        #expect(kept.count < 200 && kept.count > 10)
+        #expect(kept.problems.isEmpty, "\(kept.problems)")
+        #expect(kept.entries.last == Self.entry(199, collection: "login"))
+        #expect(kept.entries.count < 200 && kept.entries.count > 10)
         // Contiguous: the newest run of entries, oldest first.
-        #expect(kept.map(\.processID) == Array(UInt32(200 - kept.count)..<200))
+        #expect(kept.entries.map(\.processID) == Array(UInt32(200 - kept.entries.count)..<200))
     }
 
     @Test("without a data directory the newest entries are kept in memory")
-    func inMemory() async {
-        let log = AccessLog(directory: nil, maximumBytes: 64 * 10, logger: Logger(label: "test"))
+    func inMemory() async throws {
+        let log = try TestLogKeys().log(nil, maximumBytes: 64 * 10)
         for n in 0..<25 { await log.record(Self.entry(n)) }
-        let kept = await log.entries()
+        let kept = await log.entries().entries
         #expect(kept.count == 10 && kept.last == Self.entry(24))
+    }
+
+    @Test("an entry of a locked collection waits for its key; entries of a locked collection are counted, not shown")
+    func lockedCollections() async throws {
+        let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let keys = try TestLogKeys(["login", "work"])
+        let workKey = await keys.key("work")
+        await keys.set("work", .locked)
+        let log = keys.log(directory)
+        await log.record(Self.entry(1, collection: "work"))
+        await log.record(Self.entry(2))
+        #expect(await log.entries() == AccessLogReading(entries: [Self.entry(2)]))
+        // Unlocked: the waiting entry is sealed with its own collection's key and written.
+        await keys.set("work", workKey)
+        #expect(await log.entries().entries == [Self.entry(2), Self.entry(1, collection: "work")])
+        await keys.set("work", .locked)
+        #expect(await log.entries() == AccessLogReading(entries: [Self.entry(2)], locked: 1))
+        // Another user's call concerns no collection: sealed with login's key, and waits while login is locked.
+        let loginKey = await keys.key("login")
+        await keys.set("login", .locked)
+        let other = AccessLogEntry(time: 9, outcome: .otherUser, application: "uid:65534", processID: 3,
+                                   collection: "")
+        await log.record(other)
+        #expect(await log.entries() == AccessLogReading(locked: 2))
+        await keys.set("work", workKey)
+        await keys.set("login", loginKey)
+        #expect(await log.entries().entries == [Self.entry(2), Self.entry(1, collection: "work"), other])
+    }
+
+    @Test("a collection's key change keeps its earlier entries readable, also after a restart")
+    func keyChange() async throws {
+        let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let keys = try TestLogKeys()
+        let log = keys.log(directory)
+        await log.record(Self.entry(1))
+        try await keys.rekey("login")
+        await log.record(Self.entry(2))
+        try await keys.rekey("login")
+        await log.record(Self.entry(3))
+        #expect(await log.entries() == AccessLogReading(entries: [Self.entry(1), Self.entry(2), Self.entry(3)]))
+        #expect(await keys.log(directory).entries().entries.count == 3)
+        // A change the log was never told of (cofferd writes each as it happens) leaves records it cannot open
+        // although their keyring is unlocked: reported, one by one.
+        try await keys.rekey("login")
+        let restarted = keys.log(directory)
+        await restarted.record(Self.entry(4))
+        let reading = await restarted.entries()
+        #expect(reading.entries == [Self.entry(4)])
+        #expect(reading.problems.count == 3, "\(reading.problems)")
+        #expect(reading.problems.allSatisfy { $0.contains("a key the log does not know") }, "\(reading.problems)")
+    }
+
+    @Test("entries of a deleted collection are counted as unreadable, not taken for tampering")
+    func deletedCollection() async throws {
+        let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let keys = try TestLogKeys(["login", "work"])
+        let log = keys.log(directory)
+        await log.record(Self.entry(1, collection: "work"))
+        await keys.set("work", .absent)
+        // Its deletion itself is sealed with login's key.
+        let deletion = AccessLogEntry(time: 1_002, outcome: .deleted, application: "exe:/usr/bin/b@1:2",
+                                      processID: 2, collection: "work")
+        await log.record(deletion)
+        #expect(await log.entries() == AccessLogReading(entries: [deletion], keyGone: 1))
+    }
+
+    @Test("plain-text logs of an earlier version are set aside, not read as damaged sealed ones")
+    func earlierVersion() async throws {
+        let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/" + AccessLog.fileName
+        let plain = Data((Self.entry(1).line + Self.entry(2).line))
+        try plain.write(to: URL(fileURLWithPath: path))
+        try plain.write(to: URL(fileURLWithPath: path + AccessLog.rotatedSuffix))
+        let keys = try TestLogKeys()
+        let log = keys.log(directory)
+        #expect(await log.entries() == AccessLogReading())
+        await log.record(Self.entry(3))
+        #expect(await log.entries() == AccessLogReading(entries: [Self.entry(3)]))
+        for name in [path, path + AccessLog.rotatedSuffix] {
+            #expect(FileManager.default.contents(atPath: name + ".unsealed") == plain)
+        }
     }
 
     @Test("lines that are not entries are skipped, not guessed at")
@@ -103,5 +223,24 @@ struct AccessLogTests {
         #expect(AccessLogEntry(line: Array("1\t1\tmaybe\ta\t1\tc\ti\t".utf8)[...]) == nil)
         #expect(AccessLogEntry(line: Array("1\t1\trefused\ta\\q\t1\tc\ti\t".utf8)[...]) == nil)
         #expect(AccessLogEntry(line: Self.entry(1).line.dropLast()) == Self.entry(1))
+    }
+}
+
+@Suite("Access log: key changes told by the store")
+struct AccessLogKeyChangeTests {
+    @Test("a key change told right after a restart is written at once, so older entries open after the next one")
+    func toldAfterRestart() async throws {
+        let directory = try AccessLogTests.directory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let keys = try TestLogKeys()
+        await keys.log(directory).record(AccessLogTests.entry(1))
+        guard case .available(let old) = await keys.key("login") else { throw CancellationError() }
+        // A restarted cofferd never sealed with the old key; the store tells it when the password change happens.
+        let restarted = keys.log(directory)
+        try await keys.rekey("login")
+        guard case .available(let new) = await keys.key("login") else { throw CancellationError() }
+        await restarted.keyChanged(of: "login", from: old, to: new)
+        let later = keys.log(directory)
+        #expect(await later.entries() == AccessLogReading(entries: [AccessLogTests.entry(1)]))
     }
 }

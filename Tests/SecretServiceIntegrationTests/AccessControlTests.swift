@@ -86,7 +86,7 @@ struct AccessControlTests {
     func consent() async throws {
         try await TestBus.withPrivateBus { bus in
             var options = DaemonHarness.SubprocessOptions(arguments: ["--access-control", "ask"])
-            options.pinentryConfirms = ["OK", "CANCEL", "NOTOK"]
+            options.pinentryConfirms = ["OK", "CANCEL", "NOTOK", "OK"]
             let daemon = try await DaemonHarness.start(on: bus, options: options)
             let env = ClientEnvironment(bus: bus)
             let a = try Self.application("a", env)
@@ -105,10 +105,10 @@ struct AccessControlTests {
             // Deny.
             #expect(try await b("unlock") == "denied")
             #expect(Self.confirmations(daemon) == 2)
-            // Always allow: later runs of B read without a question.
+            // Always allow, for this secret only (the second question): later runs of B read without a question.
             #expect(try await b("unlock") == "secret the secret of A")
             #expect(try await b("read") == "secret the secret of A")
-            #expect(Self.confirmations(daemon) == 3)
+            #expect(Self.confirmations(daemon) == 4)
 
             // The prompt names the application first, then the item.
             let description = daemon.pinentryCommands.first { $0.hasPrefix("SETDESC The application ") }

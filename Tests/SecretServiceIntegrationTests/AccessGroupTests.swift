@@ -24,7 +24,7 @@ struct AccessGroupTests {
         #expect(Self.program != AccessManagementTests.program, "the store line to rewrite was not found")
         try await TestBus.withPrivateBus { bus in
             var options = DaemonHarness.SubprocessOptions(arguments: ["--access-control", "ask"])
-            options.pinentryConfirms = ["NOTOK", "CANCEL"]
+            options.pinentryConfirms = ["NOTOK", "OK", "CANCEL"]
             let daemon = try await DaemonHarness.start(on: bus, options: options)
             let env = ClientEnvironment(bus: bus)
             let coffer = CofferCLI(bus: bus)
@@ -42,7 +42,7 @@ struct AccessGroupTests {
             #expect(try await b(["read", "two"]) == "second of G")
             #expect(try await b(["read", "other"]) == "locked")
             #expect(try await b(["unlock", "other"]) == "denied")
-            #expect(daemon.pinentryCommands.count { $0 == "CONFIRM" } == 2, "\(daemon.pinentryCommands)")
+            #expect(daemon.pinentryCommands.count { $0 == "CONFIRM" } == 3, "\(daemon.pinentryCommands)")
 
             // `coffer access list` shows the group's grant; revoking the application takes it back.
             let (listed, json) = try await coffer.json(["access", "list"])

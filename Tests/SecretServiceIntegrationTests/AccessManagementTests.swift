@@ -69,7 +69,7 @@ struct AccessManagementTests {
     @Test("every decision and every allowed read is logged with application, pid, item and outcome; the log persists")
     func accessLog() async throws {
         try await TestBus.withPrivateBus { bus in
-            let daemon = try await DaemonHarness.start(on: bus, options: Self.options(["OK", "CANCEL", "NOTOK"]))
+            let daemon = try await DaemonHarness.start(on: bus, options: Self.options(["OK", "CANCEL", "NOTOK", "OK"]))
             let env = ClientEnvironment(bus: bus)
             let coffer = CofferCLI(bus: bus)
             let a = try Self.application("a", env)
@@ -98,12 +98,15 @@ struct AccessManagementTests {
             }
             let identity = try #require(entries.first?["application"] as? String)
 
-            // The file: the user's alone, in the data directory, without the secret or the label.
+            // The file: the user's alone, in the data directory, sealed: neither the secret, nor the label, nor the
+            // application or the item is in it in clear.
             let file = daemon.dataDirectory.appendingPathComponent("access.log")
             let mode = try #require(FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? Int)
             #expect(mode == 0o600)
-            let text = try String(contentsOf: file, encoding: .utf8)
-            #expect(!text.contains("the mail secret") && !text.contains("label of"), "\(text)")
+            let bytes = try Data(contentsOf: file)
+            for clear in ["the mail secret", "label of", "app.py", "always-allowed", String(identity.suffix(12))] {
+                #expect(bytes.range(of: Data(clear.utf8)) == nil, "\(clear) is in the log file in clear")
+            }
 
             // Filters, and the text form.
             #expect(try await Self.log(coffer, ["--app", "/a/app.py"]).count == 1)

@@ -9,13 +9,17 @@ public enum AccessAnswer: Sendable, Hashable {
     case allowOnce
     /// For the application identity, kept in the item's sealed metadata (``SecretStore/setAllowedApplications``).
     case alwaysAllow
+    /// For the application identity and every item of the collection, present and future, kept once in the
+    /// collection's sealed list (``SecretStore/setCollectionAllowedApplications``), as `coffer access grant
+    /// --collection` does.
+    case alwaysAllowCollection
     case deny
 
     /// How the access log names the answer.
     var logged: AccessLogEntry.Outcome {
         switch self {
         case .allowOnce: .allowedOnce
-        case .alwaysAllow: .alwaysAllowed
+        case .alwaysAllow, .alwaysAllowCollection: .alwaysAllowed
         case .deny: .denied
         }
     }

@@ -23,10 +23,20 @@ struct AccessGate: Sendable {
 
     init(policy: AccessPolicy, sender: any MessageSender, store: SecretStore, logger: Logger) {
         self.policy = policy
-        log = AccessLog(directory: store.dataDirectory, logger: logger)
+        log = AccessLog(directory: store.dataDirectory, fallbackCollection: LoginKeyring.collectionID,
+                        keys: { [store] collection in await store.accessLogKey(of: collection) },
+                        collections: { [store] in await store.collectionIDs() }, logger: logger)
         identities = CallerIdentities(sender: sender, ownUserID: UInt32(getuid()), log: log)
         decisions = AccessDecisions()
         self.store = store
+    }
+
+    /// Hands the store's master-key changes to the log, which keeps older entries readable with them.
+    func followKeyChanges() async {
+        let log = self.log
+        await store.onAccessLogKeyChange { collection, old, new in
+            Task.detached { await log.keyChanged(of: collection, from: old, to: new) }
+        }
     }
 
     /// Resolves the caller (once per connection) when any collection is guarded; refuses another user's process.

@@ -1,60 +1,84 @@
 // SPDX-License-Identifier: Apache-2.0
-// The access log: every access decision appended to a bounded file in the data directory, readable by the user only.
+// The access log: every access decision appended, sealed per collection, to a bounded file in the data directory.
 
-#if canImport(Glibc)
-import Glibc
-#endif
 import Logging
+import SecretCrypto
+import SecretStore
 
 /// Owns the access log (docs/ACCESS-CONTROL.md, "The access log").
 ///
-/// `access.log` in the data directory (0600, like the collection files), one ``AccessLogEntry`` per line, appended
-/// with one `write` and made durable with `fdatasync` before the decision's call is answered. A crash can only cut
-/// the last line short; such a tail is ignored by readers and cut off before the next append, so earlier entries are
-/// never damaged. When the file would pass ``maximumBytes`` it is renamed to `access.log.1` (replacing the one
-/// before) and a new file starts: the log holds between one and two files' worth of the newest entries.
+/// `access.log` in the data directory (0600, like the collection files) holds one sealed record per
+/// ``AccessLogEntry`` (``AccessLogRecord``): AES-256-GCM under the log key of the entry's collection, which the
+/// store derives from the collection's master key, so only someone who can unlock the collection reads its entries,
+/// and chained (each record's associated data holds the file's id, the record's index and the tag of the
+/// collection's previous record), so changing, removing or reordering records is found when the log is read.
+/// Entries that concern no collection with a key (another user's call, an in-memory collection, one deleted since)
+/// are sealed with the `login` collection's key. An entry whose key is not at hand (its collection is locked)
+/// waits in memory until it is.
 ///
-/// Without a data directory (a daemon that keeps everything in memory) the newest entries are kept in memory.
 /// Decisions are rare (each is a question to the user, a change by `coffer access`, or a first refusal per
-/// connection) and synced as they happen; uses (every allowed read, change and delete) are many, and are written in
-/// batches (``noteUses(_:)``).
+/// connection) and synced before their answer; uses (every allowed read, change and delete) are many, and are
+/// written in batches (``noteUses(_:)``). A crash can only cut the last record short; it is cut off when the file is
+/// opened again. When the file would pass ``maximumBytes`` it is renamed to `access.log.1` (replacing the one
+/// before) and a new file starts. Without a data directory the newest entries are kept in memory.
 actor AccessLog {
     static let fileName = "access.log"
     static let rotatedSuffix = ".1"
     /// Large enough for thousands of entries, small enough to read whole for `coffer access log`.
     static let defaultMaximumBytes = 256 * 1024
 
+    /// Where the log asks for a collection's key (``SecretStore/accessLogKey(of:)``).
+    typealias KeySource = @Sendable (String) async -> CollectionLogKey
+
     /// `nil` keeps the log in memory.
     let path: String?
     let maximumBytes: Int
+    /// The collection whose key seals entries that concern no collection with a key of its own.
+    let fallbackCollection: String
+    private let keys: KeySource
+    /// Every collection there is: a reading asks all their keys, so a record whose collection name was changed is
+    /// still found by its key id, and reported, rather than counted as one of a deleted collection.
+    private let collections: @Sendable () async -> [String]
     private let logger: Logger
-    private var descriptor: Int32 = -1
-    private var size = 0
+    private var file: AccessLogFile?
     /// The entries of a log without a file, newest last; bounded like the file.
     private var memory: [AccessLogEntry] = []
     /// Uses noted and not yet written, oldest first (``noteUses(_:)``).
     private var unwritten: [AccessLogEntry] = []
     private var flushScheduled = false
+    /// Entries whose key is not at hand (their collection is locked), oldest first; bounded like ``memory``.
+    private var waiting: [AccessLogEntry] = []
+    /// The key each collection's records were last sealed with this run: when it changes (a password change
+    /// replaced the master key), the old key is written sealed under the new one, so older records still open.
+    private var lastKeys: [String: AccessLogKey] = [:]
+    /// Repairs made when the file was opened, reported with every reading until cofferd restarts.
+    private var repairs: [String] = []
+    /// Whether plain-text logs of earlier versions were looked for (once, before the files are first used).
+    private var checkedUnsealed = false
 
     /// - Parameters:
     ///   - directory: the data directory; `nil` keeps the log in memory.
     ///   - maximumBytes: the size at which the file is rotated.
-    init(directory: String?, maximumBytes: Int = AccessLog.defaultMaximumBytes, logger: Logger) {
+    ///   - fallbackCollection: the collection whose key seals entries of no collection with a key.
+    ///   - keys: the log key of a collection, asked for each batch (never kept past it but to seal a key change).
+    ///   - collections: every collection there is.
+    init(directory: String?, maximumBytes: Int = AccessLog.defaultMaximumBytes, fallbackCollection: String = "login",
+         keys: @escaping KeySource, collections: @escaping @Sendable () async -> [String], logger: Logger) {
         path = directory.map { $0 + "/" + Self.fileName }
         self.maximumBytes = maximumBytes
+        self.fallbackCollection = fallbackCollection
+        self.keys = keys
+        self.collections = collections
         self.logger = logger
     }
 
-    deinit {
-        if descriptor >= 0 { close(descriptor) }
-    }
-
-    /// Appends a decision and syncs it before returning. A failure to write is reported in cofferd's log and does not
-    /// change the decision.
-    func record(_ entry: AccessLogEntry) {
-        flushUses()
+    /// Appends a decision (after the uses noted before it) and syncs it before returning. A failure to write is
+    /// reported in cofferd's log and does not change the decision.
+    func record(_ entry: AccessLogEntry) async {
         guard path != nil else { return remember(entry) }
-        store(entry.line, durable: true)
+        let earlier = unwritten
+        unwritten = []
+        await write(earlier + [entry], durable: true)
     }
 
     /// Notes uses (reads, changes or deletes that were allowed). Uses are many (every lookup), so they are written in
@@ -65,7 +89,7 @@ actor AccessLog {
         unwritten += entries
         guard !flushScheduled else { return }
         flushScheduled = true
-        // Detached: no executor preference, so the write runs on the global pool, not on the bus loop.
+        // Detached: no executor preference, so the sealing and the write run on the global pool, not on the bus loop.
         Task.detached(priority: .utility) { [self] in
             try? await Task.sleep(for: Self.useBatchInterval)
             await flushUses()
@@ -76,13 +100,13 @@ actor AccessLog {
     /// interval, not per lookup.
     static let useBatchInterval: Duration = .milliseconds(200)
 
-    /// Writes the uses noted so far.
-    func flushUses() {
+    /// Writes the uses noted so far, and the entries waiting for a key that is now at hand.
+    func flushUses() async {
         flushScheduled = false
-        guard !unwritten.isEmpty else { return }
         let batch = unwritten
         unwritten = []
-        store(batch.flatMap(\.line), durable: false)
+        guard !batch.isEmpty || !waiting.isEmpty else { return }
+        await write(batch, durable: false)
     }
 
     private func remember(_ entry: AccessLogEntry) {
@@ -90,110 +114,150 @@ actor AccessLog {
         if memory.count > maximumBytes / 64 { memory.removeFirst(memory.count - maximumBytes / 64) }
     }
 
-    private func store(_ lines: [UInt8], durable: Bool) {
+    private func write(_ entries: [AccessLogEntry], durable: Bool) async {
         guard let path else { return }
+        let batch = waiting + entries
+        waiting = []
+        // Every key first: the actor takes other calls while it waits for the store, so the file's state is only
+        // read and changed below, without a suspension.
+        var known: [String: CollectionLogKey] = [:]
+        for name in Set(batch.map(\.collection) + [fallbackCollection]) where !name.isEmpty {
+            known[name] = await keys(name)
+        }
+        var ready: [String: AccessLogKey] = [:]
+        for case (let name, .available(let secret)) in known { ready[name] = try? AccessLogKey(secret) }
+        var sealings: [(entry: AccessLogEntry?, collection: String, key: AccessLogKey)] = []
+        for entry in batch {
+            if let key = ready[entry.collection] {
+                sealings.append((entry, entry.collection, key))
+            } else if case .locked = known[entry.collection] {
+                waiting.append(entry)
+            } else if let key = ready[fallbackCollection] {
+                sealings.append((entry, fallbackCollection, key))
+            } else {
+                waiting.append(entry)
+            }
+        }
+        let limit = maximumBytes / 64
+        if waiting.count > limit {
+            logger.warning("access log entries waiting for a locked keyring were dropped",
+                           metadata: ["count": "\(waiting.count - limit)"])
+            waiting.removeFirst(waiting.count - limit)
+        }
+        commit(sealings, durable: durable)
+    }
+
+    /// A collection's master key was replaced: its previous key is written at once, sealed with the new one (a
+    /// key-change record), so older records still open, also after a restart and while the collection is locked.
+    func keyChanged(of collection: String, from old: SecretBytes, to new: SecretBytes) {
+        guard let previous = try? AccessLogKey(old), let current = try? AccessLogKey(new), path != nil else { return }
+        // Set even when an entry was sealed with the new key already: the key change may follow it in the file.
+        lastKeys[collection] = previous
+        commit([(nil, collection, current)], durable: true)
+    }
+
+    /// Seals and writes, without a suspension: nothing else touches the file meanwhile.
+    private func commit(_ sealings: [(entry: AccessLogEntry?, collection: String, key: AccessLogKey)],
+                        durable: Bool) {
+        guard let path, !sealings.isEmpty else { return }
+        setAsideUnsealed(path)
+        var file = self.file ?? AccessLogFile(path: path, maximumBytes: maximumBytes)
         do {
-            if descriptor < 0 { try open(path) }
-            if size > 0, size + lines.count > maximumBytes { try rotate(path) }
-            try append(lines, durable: durable)
+            if !file.isOpen, let repair = try file.open() { noteRepair(repair) }
+            try append(sealings, to: &file, durable: durable)
         } catch {
             logger.error("the access log could not be written", metadata: ["path": "\(path)", "error": "\(error)"])
-            if descriptor >= 0 { close(descriptor) }
-            descriptor = -1  // the next entry opens (and repairs) the file again
+            file.close()  // the next entry opens (and repairs) the file again
         }
+        self.file = file
     }
 
-    /// The entries at or after `since` (seconds since 1970), oldest first.
-    func entries(since: UInt64 = 0) -> [AccessLogEntry] {
-        flushUses()
-        guard let path else { return memory.filter { $0.time >= since } }
-        var lines: [AccessLogEntry] = []
-        for file in [path + Self.rotatedSuffix, path] {
-            guard let bytes = Self.read(file) else { continue }
-            // Only complete lines: a last line without its newline is the trace of a write cut short.
-            let complete = bytes.lastIndex(of: UInt8(ascii: "\n")).map { bytes[...$0] } ?? []
-            for line in complete.split(separator: UInt8(ascii: "\n")) {
-                if let entry = AccessLogEntry(line: line), entry.time >= since { lines.append(entry) }
+    /// Seals and writes, rotating when the next record would pass the bound.
+    private func append(_ sealings: [(entry: AccessLogEntry?, collection: String, key: AccessLogKey)],
+                        to file: inout AccessLogFile, durable: Bool) throws {
+        var records: [AccessLogRecord] = []
+        var chains: [String: AccessLogFile.Chain] = [:]
+        var bytes = 0
+        for (entry, collection, key) in sealings {
+            var payloads: [(AccessLogRecord.Kind, SecretBytes)] = []
+            if let last = lastKeys[collection], last.id != key.id { payloads.append((.keyChange, last.secret)) }
+            lastKeys[collection] = key
+            if let entry { payloads.append((.entry, try SecretBytes(copying: entry.line))) }
+            for (kind, payload) in payloads {
+                func sealed() throws -> AccessLogRecord {
+                    try file.seal(kind, collection: collection, key: key, payload: payload, after: chains,
+                                  index: file.upcomingIndex + UInt64(records.count))
+                }
+                var record = try sealed()
+                if file.wouldOverflow(by: bytes + record.encoded.count) {
+                    try file.write(records, durable: false)
+                    try file.rotate()
+                    (records, chains, bytes) = ([], [:], 0)
+                    record = try sealed()  // a new file: a new id and new chains
+                }
+                records.append(record)
+                chains[collection] = AccessLogFile.Chain(sequence: record.sequence, tag: record.tag)
+                bytes += record.encoded.count
             }
         }
-        return lines
+        try file.write(records, durable: durable)
     }
 
-    // MARK: - File
-
-    private struct LogFileError: Error, CustomStringConvertible {
-        let description: String
-        init(_ what: String) { description = "\(what): \(String(cString: strerror(errno)))" }
+    private func setAsideUnsealed(_ path: String) {
+        guard !checkedUnsealed else { return }
+        checkedUnsealed = true
+        for file in AccessLogFile.setAsideUnsealed(path) {
+            logger.notice("a plain-text access log of an earlier version was set aside",
+                          metadata: ["path": "\(file).unsealed"])
+        }
     }
 
-    /// Opens (creating) the file for appending, makes it the user's alone, and cuts off a torn last line.
-    private func open(_ path: String) throws {
-        let fd = Glibc.open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw LogFileError("cannot open") }
-        var info = stat()
-        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
-            close(fd)
-            throw LogFileError("not a regular file")
+    private func noteRepair(_ repair: String) {
+        logger.warning("the access log was repaired", metadata: ["repair": "\(repair)"])
+        repairs.append(repair)
+    }
+
+    /// The entries at or after `since` (seconds since 1970) that the unlocked collections open, oldest first, with
+    /// how many it could not open and what was found wrong.
+    func entries(since: UInt64 = 0) async -> AccessLogReading {
+        await flushUses()
+        guard let path else { return AccessLogReading(entries: memory.filter { $0.time >= since }) }
+        setAsideUnsealed(path)
+        var files: [AccessLogReader.File] = []
+        for name in [Self.fileName + Self.rotatedSuffix, Self.fileName] {
+            let full = String(path.dropLast(Self.fileName.count)) + name
+            files.append(AccessLogReader.File(name: name, bytes: AccessLogFile.read(full) ?? []))
         }
-        if info.st_mode & 0o077 != 0, fchmod(fd, 0o600) != 0 {
-            close(fd)
-            throw LogFileError("cannot make it private")
-        }
-        var length = Int(info.st_size)
-        if length > 0, let bytes = Self.read(path), bytes.last != UInt8(ascii: "\n") {
-            // Appending after a torn line would glue the next entry to it.
-            length = bytes.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? 0
-            guard ftruncate(fd, off_t(length)) == 0 else {
-                close(fd)
-                throw LogFileError("cannot cut off a torn last line")
+        var reader = AccessLogReader(keys: [:], lockedCollections: [])
+        for collection in AccessLogReader.collections(in: files).union(await collections()) {
+            switch await keys(collection) {
+            case .available(let key):
+                reader.keys[collection] = key
+                if lastKeys[collection] == nil { lastKeys[collection] = try? AccessLogKey(key) }
+            case .locked: reader.lockedCollections.insert(collection)
+            case .absent: break
             }
         }
-        descriptor = fd
-        size = length
+        var reading = reader.read(files, since: since)
+        reading.problems = repairs + reading.problems + outsideChanges(current: files[1].bytes)
+        return reading
     }
 
-    /// Renames the full file to `access.log.1` and starts a new one. The rename replaces the older file atomically:
-    /// a crash leaves either name pointing at a complete file.
-    private func rotate(_ path: String) throws {
-        close(descriptor)
-        descriptor = -1
-        guard rename(path, path + Self.rotatedSuffix) == 0 else { throw LogFileError("cannot rotate") }
-        try open(path)
-        let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
-        let dirfd = Glibc.open(directory.isEmpty ? "/" : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if dirfd >= 0 {
-            _ = fsync(dirfd)
-            close(dirfd)
+    /// Whether the current file is still the one cofferd writes, as long as cofferd wrote it: a file replaced or
+    /// cut from outside while cofferd runs shows no other trace (its last records would simply be gone).
+    private func outsideChanges(current bytes: [UInt8]) -> [String] {
+        guard var file, file.isOpen else { return [] }
+        var problems: [String] = []
+        if AccessLogFormat.fileID(ofHeader: bytes[...]) != file.fileID {
+            problems.append("\(Self.fileName) was replaced while cofferd was running")
+        } else if bytes.count < file.size {
+            problems.append("\(Self.fileName) is \(file.size - bytes.count) bytes shorter than cofferd wrote it:"
+                            + " records were cut off its end")
         }
-    }
-
-    private func append(_ line: [UInt8], durable: Bool) throws {
-        var written = 0
-        while written < line.count {
-            let count = line[written...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { throw LogFileError("cannot write") }
-            written += count
+        if !problems.isEmpty {
+            file.close()  // appending goes on in a file opened (and repaired) anew
+            self.file = file
         }
-        size += line.count
-        guard !durable || fdatasync(descriptor) == 0 else { throw LogFileError("cannot sync") }
-    }
-
-    /// A whole file, or `nil` when it is missing or not a regular file.
-    private static func read(_ path: String) -> [UInt8]? {
-        let fd = Glibc.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { break }
-            bytes += buffer[..<count]
-        }
-        return bytes
+        return problems
     }
 }

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// One line of the access log: which application, what it wanted, what was decided; never a secret or a label.
+// One entry of the access log: which application, what it wanted, what was decided; never a secret or a label.
 
-/// One access decision as the access log keeps it (docs/ACCESS-CONTROL.md, "The access log").
+/// One access decision as the access log keeps it (docs/ACCESS-CONTROL.md, "The access log"): its line form is
+/// the plaintext of one sealed record (``AccessLogRecord``).
 ///
-/// It names items and collections by id, as the collection files do in clear, never by label (labels are sealed in
-/// the files; the log is not), and holds no secret, attribute or command line.
+/// It names items and collections by id, as the collection files do in clear, never by label, and holds no secret,
+/// attribute or command line: `coffer access log` shows it to any program of the user that asks.
 public struct AccessLogEntry: Sendable, Hashable {
     /// What happened. The raw values are what the log file, `io.coffer.Access.ReadLog` and `coffer access log` show.
     public enum Outcome: String, Sendable, Hashable, CaseIterable {

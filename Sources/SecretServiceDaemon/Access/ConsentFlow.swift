@@ -32,7 +32,7 @@ struct ConsentFlow {
         let request = AccessRequest(application: who.identity.displayName, processID: who.processID,
                                     commandLine: who.commandLine,
                                     itemLabel: "the whole keyring, with \(others) secret(s) of other applications",
-                                    collectionLabel: info.label, unowned: false)
+                                    collectionLabel: info.label, unowned: false, keepsAnswer: false)
         let answer = await context.prompter.consent(PromptRequest(kind: .access(request), windowID: windowID,
                                                                   caller: caller))
         context.logger.info("collection deletion \(answer)", metadata: [
@@ -82,13 +82,28 @@ struct ConsentFlow {
                 context.logger.error("the decision could not be stored", metadata: ["error": "\(error)"])
                 return false
             }
+        case .alwaysAllowCollection:
+            // One entry for the whole collection, as `coffer access grant --collection` stores it: it covers items
+            // stored later too, and `coffer access revoke APP` takes it back with the rest.
+            do {
+                let grants = try await context.store.collectionAllowedApplications(collection)
+                let grant = CollectionGrant(application: who.identity.description).entry
+                if !grants.contains(grant) {
+                    try await context.store.setCollectionAllowedApplications(grants + [grant], collection: collection)
+                }
+            } catch {
+                context.logger.error("the decision could not be stored", metadata: ["error": "\(error)"])
+                return false
+            }
         case .deny:
             break
         }
         context.logger.info("access \(answer)", metadata: [
             "secret.collection": "\(collection)", "secret.item": "\(item)", "app": "\(who.identity)",
         ])
-        await access.record(answer.logged, who, collection: collection, item: item)
+        // A whole-collection decision is logged without an item, as the log names the collection as a whole.
+        await access.record(answer.logged, who, collection: collection,
+                            item: answer == .alwaysAllowCollection ? "" : item)
         return answer != .deny
     }
 }

@@ -11,10 +11,14 @@ extension AccessAdaptor {
     /// change when another one did (`""` otherwise).
     static let logEntry = DBusType.structure([.uint64, .string, .string, .string, .uint32, .objectPath, .string])
 
-    /// `ReadLog(t since) → a(tsssuos)`: the entries at or after `since`, oldest first. The log holds identities
-    /// and ids, which `ListAccess` shows any client too; never a label or a secret.
+    /// `ReadLog(t since) → (a(tsssuos) entries, u locked, u keyGone, as problems)`: the entries at or after
+    /// `since` that the unlocked collections open, oldest first; how many entries belong to locked collections, and
+    /// how many to collections deleted since, whose key is gone; and
+    /// every sign of damage or tampering found. The log holds identities and ids, which `ListAccess` shows any client
+    /// too; never a label or a secret.
     func readLog(since: UInt64) async throws(SecretServiceError) -> HandlerResult {
-        let entries = await context.access.log.entries(since: since).map { entry -> DBusValue in
+        let reading = await context.access.log.entries(since: since)
+        let entries = reading.entries.map { entry -> DBusValue in
             let object: ObjectPath = entry.collection.isEmpty ? .root
                 : entry.item.isEmpty ? Paths.collection(entry.collection) : Paths.item(entry.collection, entry.item)
             return .structure([
@@ -23,6 +27,9 @@ extension AccessAdaptor {
                 .uint32(entry.processID), .objectPath(object), .string(entry.requester),
             ])
         }
-        return HandlerResult([.array(Self.logEntry, entries)])
+        return HandlerResult([
+            .array(Self.logEntry, entries), .uint32(UInt32(clamping: reading.locked)),
+            .uint32(UInt32(clamping: reading.keyGone)), .array(.string, reading.problems.map(DBusValue.string)),
+        ])
     }
 }

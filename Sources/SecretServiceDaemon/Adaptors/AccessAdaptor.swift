@@ -53,7 +53,8 @@ struct AccessAdaptor {
                                          items: call.args.objectPaths(2), call: call)
             },
             AdaptorMethod("ReadLog", in: [.init("since", .uint64)],
-                          out: [.init("entries", .array(AccessAdaptor.logEntry))]) { adaptor, call in
+                          out: [.init("entries", .array(AccessAdaptor.logEntry)), .init("locked", .uint32),
+                                .init("keyGone", .uint32), .init("problems", .array(.string))]) { adaptor, call in
                 try await adaptor.readLog(since: call.args.uint64(0))
             },
         ])

@@ -66,9 +66,12 @@ public struct AccessRequest: Sendable, Hashable {
     public var unowned: Bool
     /// The item's `Keychain` access group: "always allow" then covers every item of that group in the collection.
     public var accessGroup: String?
+    /// Whether "always allow" is kept, so the user chooses its reach (this item or the whole keyring); `false` for
+    /// a question about one action (deleting a keyring), after which nothing is left to allow.
+    public var keepsAnswer: Bool
 
     public init(application: String, processID: Int32, commandLine: String, itemLabel: String,
-                collectionLabel: String, unowned: Bool, accessGroup: String? = nil) {
+                collectionLabel: String, unowned: Bool, accessGroup: String? = nil, keepsAnswer: Bool = true) {
         self.application = application
         self.processID = processID
         self.commandLine = commandLine
@@ -76,6 +79,7 @@ public struct AccessRequest: Sendable, Hashable {
         self.collectionLabel = collectionLabel
         self.unowned = unowned
         self.accessGroup = accessGroup
+        self.keepsAnswer = keepsAnswer
     }
 }
 

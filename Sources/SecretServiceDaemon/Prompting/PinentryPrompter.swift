@@ -115,6 +115,8 @@ public struct PinentryPrompter: PasswordPrompter {
 
     /// Asks for access with three buttons: OK allows once, the "not OK" button (`SETNOTOK`) always allows, Cancel
     /// denies, as does anything that fails. OK is the one-time answer so that a hasty Enter grants the least.
+    /// "Always allow" is followed, in the same pinentry, by a second `CONFIRM` for its reach: OK keeps it to the
+    /// item (or its access group), "not OK" extends it to the whole keyring, Cancel takes the answer back (deny).
     public func consent(_ request: PromptRequest) async -> AccessAnswer {
         let text = PinentryText(request)
         return await withPinentry(windowID: request.windowID, caller: request.caller.rawValue) {
@@ -124,7 +126,20 @@ public struct PinentryPrompter: PasswordPrompter {
             try await session.send("SETOK", PinentryText.allowOnce)
             try await session.send("SETNOTOK", PinentryText.alwaysAllow)
             try await session.send("SETCANCEL", PinentryText.deny)
-            return try await session.choice()
+            let answer = try await session.choice()
+            guard answer == .alwaysAllow, case .access(let access) = request.kind, access.keepsAnswer else {
+                return answer
+            }
+            let scope = PinentryText(scopeOf: access)
+            try await session.send("SETTITLE", scope.title)
+            try await session.send("SETDESC", scope.description)
+            try await session.send("SETOK", scope.ok)
+            try await session.send("SETNOTOK", PinentryText.wholeKeyring)
+            switch try await session.choice() {
+            case .allowOnce: return .alwaysAllow
+            case .alwaysAllow: return .alwaysAllowCollection
+            case .alwaysAllowCollection, .deny: return .deny
+            }
         } ?? .deny
     }
 

@@ -66,6 +66,22 @@ struct PinentryText {
     static let allowOnce = "Allow once"
     static let alwaysAllow = "Always allow"
     static let deny = "Deny"
+    static let onlyThisSecret = "Only this secret"
+    static let onlyThisGroup = "Only this group"
+    static let wholeKeyring = "Whole keyring"
+
+    /// The second question after "Always allow": how far it reaches. Asked in the same dialog only after that
+    /// answer (the rare one), so "Allow once" and "Deny" stay one click; OK is the narrower answer so that a hasty
+    /// Enter grants the least.
+    init(scopeOf access: AccessRequest) {
+        title = "Always Allow"
+        let narrow = access.accessGroup.map { "every secret of the access group “\(PromptLabel.displayed($0))”" }
+            ?? "the secret “\(PromptLabel.displayed(access.itemLabel))”"
+        description = "Always allow the application \(PromptLabel.displayedPath(access.application))"
+            + " to use \(narrow) only, or every secret, present and future, of \(Self.keyring(access.collectionLabel))?"
+            + "\n\n“\(Self.deny)” allows nothing."
+        ok = access.accessGroup == nil ? Self.onlyThisSecret : Self.onlyThisGroup
+    }
 
     /// The password of an existing collection.
     init(unlocking request: PasswordRequest) {

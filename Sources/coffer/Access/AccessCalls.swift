@@ -19,6 +19,17 @@ struct AccessEntry: Encodable {
     var group: String? = nil
 }
 
+/// What `ReadLog` reports: the entries of unlocked collections, how many it could not open, what was wrong.
+struct AccessLogReport {
+    var entries: [AccessLogLine]
+    /// Entries of locked collections.
+    var locked: Int
+    /// Entries of collections deleted since.
+    var keyGone: Int
+    /// Damage or tampering found, one sentence each.
+    var problems: [String]
+}
+
 /// One entry of the access log as `ReadLog` reports it.
 struct AccessLogLine: Encodable {
     /// Seconds since 1970.
@@ -125,13 +136,13 @@ extension SecretService {
         }
     }
 
-    /// `ReadLog(t since) → a(tsssuos)`.
-    func accessLog(since: UInt64) async throws -> [AccessLogLine] {
+    /// `ReadLog(t since) → (a(tsssuos), u, u, as)`.
+    func accessLog(since: UInt64) async throws -> AccessLogReport {
         let body = try await callAccess("ReadLog", [.uint64(since)])
-        guard case .array(_, let entries)? = body.first else {
-            throw SecretServiceClientError.unexpectedReply("ReadLog returned no list")
-        }
-        return try entries.map { entry in
+        guard body.count == 4, case .array(_, let entries) = body[0], let locked = body[1].uint32,
+              let keyGone = body[2].uint32, case .array(_, let problems) = body[3]
+        else { throw SecretServiceClientError.unexpectedReply("ReadLog returned no list") }
+        let lines = try entries.map { entry in
             guard case .structure(let fields) = entry, fields.count == 7, let time = fields[0].uint64,
                   let outcome = fields[1].string, let application = fields[2].string, let name = fields[3].string,
                   let pid = fields[4].uint32, let object = fields[5].objectPath, let requester = fields[6].string
@@ -139,6 +150,8 @@ extension SecretService {
             return AccessLogLine(time: time, outcome: outcome, application: application, name: name, pid: pid,
                                  object: object, requester: requester)
         }
+        return AccessLogReport(entries: lines, locked: Int(locked), keyGone: Int(keyGone),
+                               problems: problems.compactMap(\.string))
     }
 
     private func callAccess(_ member: MemberName, _ arguments: [DBusValue]) async throws -> [DBusValue] {

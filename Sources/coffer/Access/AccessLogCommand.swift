@@ -16,8 +16,10 @@ struct AccessLogCommand: CofferCommand {
             grant-refused, revoked, refused, adopted, other-user; read, changed and deleted for each allowed use), \
             the application with its process id, the item or collection, and for grants and revocations the \
             program that asked. cofferd keeps the log in $XDG_DATA_HOME/coffer/access.log (mode 0600, \
-            with the previous part in access.log.1); it never holds secrets or labels. See ACCESS-CONTROL.md in \
-            Coffer's documentation directory.
+            with the previous part in access.log.1), sealed with a key of each keyring: only entries of \
+            unlocked keyrings are shown, and how many others there are is said on stderr. Damage or tampering \
+            found in the log is reported on stderr, and the command then exits with status 1. The log never \
+            holds secrets or labels. See ACCESS-CONTROL.md in Coffer's documentation directory.
             """)
 
     @Option(help: ArgumentHelp("Only entries from this time on: seconds since 1970, an ISO 8601 date or time "
@@ -47,13 +49,30 @@ struct AccessLogCommand: CofferCommand {
                 let path = try? await service.resolveCollection(collection)
                 collectionID = path.map { CollectionReference(path: $0).id } ?? collection
             }
-            let entries = try await service.accessLog(since: start).filter { entry in
+            let report = try await service.accessLog(since: start)
+            let entries = report.entries.filter { entry in
                 (app.map { entry.application.contains($0) || entry.name.contains($0) } ?? true)
                     && (collectionID.map { entry.collection == $0 } ?? true)
                     && (item.map { entry.item == $0 } ?? true)
             }
-            if output.json { return try JSONOutput.print(entries) }
-            for entry in entries { Console.print(Self.line(entry)) }
+            if output.json { try JSONOutput.print(entries) } else { entries.forEach { Console.print(Self.line($0)) } }
+            try Self.reportUnread(report)
+        }
+    }
+
+    /// Says on stderr what could not be shown and why; damage or tampering ends the command with status 1.
+    static func reportUnread(_ report: AccessLogReport) throws {
+        if report.locked > 0 {
+            Console.error("\(report.locked) entries belong to locked keyrings and are not shown; unlock them to see"
+                          + " them")
+        }
+        if report.keyGone > 0 {
+            Console.error("\(report.keyGone) entries belong to keyrings deleted since and cannot be read")
+        }
+        for problem in report.problems { Console.error("access log: \(problem)") }
+        guard report.problems.isEmpty else {
+            throw CofferError(.failure, "the access log was damaged or tampered with (see above); the entries shown"
+                              + " opened and are intact")
         }
     }
 
