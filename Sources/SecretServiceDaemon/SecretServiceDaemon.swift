@@ -55,6 +55,8 @@ public final class SecretServiceDaemon: Service {
                             sender: ConnectionSender(connection: connection, logger: logger),
                             clientLimits: configuration.clientLimits, promptAgentTimeout: agentTimeout,
                             accessPolicy: configuration.accessPolicy, logger: logger)
+        // Before any call can change a password: the access log must hear of every master key change.
+        await router.followKeyChanges()
         try await connection.registerObjectTree(at: SecretServiceNames.servicePath)
         // The Secret portal's backend: xdg-desktop-portal calls whichever name its .portal file gives
         // (dbus/coffer.portal says org.freedesktop.secrets) at this path.

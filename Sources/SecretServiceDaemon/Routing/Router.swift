@@ -141,7 +141,11 @@ public struct Router: Sendable {
     /// Turns store changes into D-Bus signals until the store's event stream ends or the task is cancelled, and
     /// hands master-key changes to the access log (which are store changes too, with no signal).
     public func publishChanges() async {
-        await context.access.followKeyChanges()
         await Signaller(context: context).run()
+    }
+
+    /// Hands every master key change of the store to the access log, which seals the old log key under the new one.
+    public func followKeyChanges() async {
+        await context.access.followKeyChanges()
     }
 }
