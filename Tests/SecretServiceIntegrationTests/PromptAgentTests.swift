@@ -83,6 +83,37 @@ struct PromptAgentTests {
         }
     }
 
+    @Test("with no display, the agent answers access questions: once, deny, always for one secret, whole keyring")
+    func agentConsent() async throws {
+        try await TestBus.withPrivateBus { bus in
+            var options = AccessManagementTests.options([])
+            options.environment["DISPLAY"] = ""
+            let daemon = try await DaemonHarness.start(on: bus, options: options)
+            let env = ClientEnvironment(bus: bus)
+            let a = try AccessManagementTests.application("a", env)
+            let b = try AccessManagementTests.application("b", env)
+            let c = try AccessManagementTests.application("c", env)
+            #expect(try await a(["store", "one", "first secret"]) == "stored")
+            #expect(try await a(["store", "two", "second secret"]) == "stored")
+            // b: once, then no, then always for this secret; c: always, for the whole keyring.
+            let agent = try Agent(bus: bus, answers: ["o", "n", "a", "t", "a", "k"])
+            defer { agent.stop() }
+            _ = try await agent.waitUntilRegistered()
+
+            #expect(try await b(["unlock", "one"]) == "first secret")
+            #expect(try await b(["read", "one"]) == "locked")
+            #expect(try await b(["unlock", "one"]) == "denied")
+            #expect(try await b(["unlock", "one"]) == "first secret")
+            #expect(try await b(["read", "one"]) == "first secret")
+            #expect(try await b(["read", "two"]) == "locked")
+
+            #expect(try await c(["unlock", "one"]) == "first secret")
+            #expect(try await c(["read", "two"]) == "second secret")
+            #expect(daemon.pinentryCommands.isEmpty, "a pinentry ran with nobody to see it")
+            #expect(await daemon.stop() == .exited(0), "log:\n\(daemon.log())")
+        }
+    }
+
     @Test("an agent must register with an encrypted session of its own")
     func registrationNeedsOwnEncryptedSession() async throws {
         try await DaemonHarness.withDaemon(algorithm: .plain) { bus, _, plain in

@@ -38,12 +38,40 @@ struct AgentPrompter: PasswordPrompter {
         return await ask(agent, "Confirm", [.string(text.title), .string(text.description)]) != nil
     }
 
-    /// A prompt agent answers yes or no, so it can allow once but not always.
+    /// `Consent(s title, s description, b keeps) → s answer`: the agent offers allow once, always allow and deny,
+    /// and after "always" (when `keeps`) this secret or group only, or the whole keyring, as the pinentry does.
+    /// An agent from before this call knows only `Confirm`: its yes allows once.
     func consent(_ request: PromptRequest) async -> AccessAnswer {
-        guard await primary.unavailability() != nil, await clients.currentPromptAgent != nil else {
+        guard await primary.unavailability() != nil, let agent = await clients.currentPromptAgent else {
             return await primary.consent(request)
         }
-        return await approve(request) ? .allowOnce : .deny
+        let text = PinentryText(request)
+        var keeps = false
+        if case .access(let access) = request.kind { keeps = access.keepsAnswer }
+        let call = Message.methodCall(destination: agent.owner, path: agent.path, interface: Self.agentInterface,
+                                      member: "Consent",
+                                      body: [.string(text.title), .string(text.description), .boolean(keeps)])
+        do {
+            let reply = try await sender.call(call, timeout: timeout)
+            switch reply.body.first?.string {
+            case AgentConsent.once?: return .allowOnce
+            case AgentConsent.always? where keeps: return .alwaysAllow
+            case AgentConsent.keyring? where keeps: return .alwaysAllowCollection
+            default:
+                logger.info("the prompt agent gave an answer it was not offered; access is denied",
+                            metadata: ["dbus.sender": "\(agent.owner.rawValue)"])
+                return .deny
+            }
+        } catch let error as DBusError where error.name == .unknownMethod {
+            return await approve(request) ? .allowOnce : .deny
+        } catch let error as DBusError where error.name == Self.dismissedError {
+            logger.debug("the user denied access at the agent")
+            return .deny
+        } catch {
+            logger.info("the prompt agent did not answer; access is denied",
+                        metadata: ["dbus.sender": "\(agent.owner.rawValue)", "error": "\(error)"])
+            return .deny
+        }
     }
 
     func password(for request: PasswordRequest) async -> SecretBytes? {

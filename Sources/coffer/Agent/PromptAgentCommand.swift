@@ -90,13 +90,33 @@ struct PromptAgent: CofferCommand {
             }
         case ("Confirm", "ss"):
             Console.error("\n\(body[0].string ?? ""): \(body[1].string ?? "")")
-            guard let line = try? SecretInput.readLine(prompt: "Allow? [y/N] ") else {
-                return call.makeErrorReply(dismissed)
+            return Self.choose("Allow? [y/N] ", ["y": ""]).map { _ in call.makeReply() }
+                ?? call.makeErrorReply(dismissed)
+        case ("Consent", "ssb"):
+            guard case .boolean(let keeps) = body[2] else { return call.makeErrorReply(dismissed) }
+            Console.error("\n\(body[0].string ?? ""): \(body[1].string ?? "")")
+            guard keeps else {
+                return Self.choose("Allow once? [y/N] ", ["y": AgentConsent.once])
+                    .map { call.makeReply([.string($0)]) } ?? call.makeErrorReply(dismissed)
             }
-            let yes = line.withUnsafeBytes { Array($0) } == Array("y".utf8)
-            return yes ? call.makeReply() : call.makeErrorReply(dismissed)
+            guard let answer = Self.choose("Allow [o]nce, [a]lways, or [N]o? ",
+                                           ["o": AgentConsent.once, "a": AgentConsent.always])
+            else { return call.makeErrorReply(dismissed) }
+            guard answer == AgentConsent.always else { return call.makeReply([.string(answer)]) }
+            // The reach of "always", as the pinentry asks it; anything else takes the answer back.
+            return Self.choose("Always for [t]his secret only, or the whole [k]eyring? [t/k/N] ",
+                               ["t": AgentConsent.always, "k": AgentConsent.keyring])
+                .map { call.makeReply([.string($0)]) } ?? call.makeErrorReply(dismissed)
         default:
             return call.makeErrorReply(DBusError(.unknownMethod, "no method '\(call.member?.rawValue ?? "")' here"))
         }
+    }
+
+    /// Reads one line and returns what `choices` maps it to (a single letter, either case); `nil` for anything
+    /// else, end of input included, which the callers take as "no".
+    private static func choose(_ prompt: String, _ choices: [String: String]) -> String? {
+        guard let line = try? SecretInput.readLine(prompt: prompt) else { return nil }
+        let typed = line.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }.lowercased()
+        return choices[typed]
     }
 }
