@@ -27,7 +27,9 @@ private struct HeldSearchProvider {
         let reply = try await connection.requestName(SecretServiceNames.busName, flags: [.doNotQueue])
         guard reply == .primaryOwner else { throw SecretServiceClientError.transport("stand-in provider: \(reply)") }
         let (counts, continuation) = AsyncStream.makeStream(of: Int.self)
-        let server = Task {
+        // On the connection's own loop thread, not the pool: a test blocked in a synchronous call (SecItem's) holds
+        // a pool thread and other suites may hold the rest, and a stand-in on the pool could then never answer.
+        let server = Task(executorPreference: connection.taskExecutor) {
             var held: [Message] = []
             var remaining = batches
             for await call in connection.messages where call.kind == .methodCall {

@@ -22,7 +22,9 @@ private struct HeldPropertiesProvider {
         let reply = try await connection.requestName(SecretServiceNames.busName, flags: [.doNotQueue])
         guard reply == .primaryOwner else { throw SecretServiceClientError.transport("stand-in provider: \(reply)") }
         let paths = (0..<count).map { ObjectPath("/org/freedesktop/secrets/collection/c/\($0)")! }
-        let server = Task {
+        // On the connection's own loop thread, not the pool: a test blocked in a synchronous call (SecItem's) holds
+        // a pool thread and other suites may hold the rest, and a stand-in on the pool could then never answer.
+        let server = Task(executorPreference: connection.taskExecutor) {
             var held: [Message] = []
             for await call in connection.messages where call.kind == .methodCall {
                 switch call.member?.rawValue {

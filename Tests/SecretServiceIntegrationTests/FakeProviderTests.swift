@@ -24,7 +24,9 @@ private struct FakeProvider {
         let reply = try await connection.requestName(SecretServiceNames.busName, flags: [.doNotQueue])
         guard reply == .primaryOwner else { throw SecretServiceClientError.transport("fake provider: \(reply)") }
         let (prompted, promptedSink) = AsyncStream.makeStream(of: Void.self)
-        let server = Task {
+        // On the connection's own loop thread, not the pool: a test blocked in a synchronous call (SecItem's) holds
+        // a pool thread and other suites may hold the rest, and a stand-in on the pool could then never answer.
+        let server = Task(executorPreference: connection.taskExecutor) {
             for await call in connection.messages where call.kind == .methodCall {
                 switch call.member?.rawValue {
                 case "OpenSession":

@@ -37,7 +37,9 @@ public final class StandInLogind: Sendable {
         try await connection.registerObjectTree(at: managerPath)
         _ = try await connection.requestName(BusName(unchecked: "org.freedesktop.login1"), flags: [.doNotQueue])
         let (queries, query) = AsyncStream.makeStream(of: String.self)
-        let server = Task {
+        // On the connection's own loop thread, not the pool: a test blocked in a synchronous call (SecItem's) holds
+        // a pool thread and other suites may hold the rest, and a stand-in on the pool could then never answer.
+        let server = Task(executorPreference: connection.taskExecutor) {
             for await message in connection.messages where message.kind == .methodCall {
                 let reply: Message
                 if message.interface == managerInterface, message.member == "GetSession",
