@@ -1,7 +1,7 @@
 // io.coffer.Sync
 // SPDX-License-Identifier: Apache-2.0
-// Coffer's interface for synchronized collections: making a collection synchronized through a folder, and joining
-// one made on another machine.
+// Coffer's interface for synchronized collections: making a collection synchronized through a folder, joining one
+// made on another machine, and leaving one.
 
 import DBusWire
 import Logging
@@ -39,6 +39,11 @@ struct SyncAdaptor {
                 return try await adaptor.join(folder: args.string(0), collection: args.string(1),
                                               password: args.secret(2), label: args.string(3), caller: call.caller)
             },
+            AdaptorMethod("Leave", in: [.init("collection", .objectPath)], out: [
+                .init("sync_collection", .string), .init("device", .string), .init("folder", .string),
+            ]) { adaptor, call in
+                try await adaptor.leave(call.args.objectPath(0), caller: call.caller)
+            },
             AdaptorMethod("SetAside", in: [.init("sync_collection", .string)], out: [
                 .init("collection", .string), .init("journals", .dictionary(key: .string, value: .string)),
             ]) { adaptor, call in
@@ -57,6 +62,19 @@ struct SyncAdaptor {
             "secret.collection": "\(id)", "dbus.sender": "\(caller.rawValue)",
         ])
         return HandlerResult([.string(enabled.collection), .string(enabled.device)])
+    }
+
+    /// `Leave(o collection) → (s sync_collection, s device, s folder)`. Asks no password: leaving reveals
+    /// nothing and copies nothing, and the items stay here.
+    private func leave(_ path: ObjectPath, caller: BusName) async throws(SecretServiceError) -> HandlerResult {
+        guard let id = await context.collectionID(for: path) else {
+            throw .noSuchObject("The collection does not exist")
+        }
+        let left = try await context.store.leaveSync(of: id)
+        context.logger.notice("a collection left synchronization", metadata: [
+            "secret.collection": "\(id)", "dbus.sender": "\(caller.rawValue)",
+        ])
+        return HandlerResult([.string(left.collection), .string(left.device), .string(left.folder)])
     }
 
     /// `SetAside(s sync_collection) → (s collection, a{ss} journals)`.

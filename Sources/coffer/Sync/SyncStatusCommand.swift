@@ -15,7 +15,7 @@ struct Sync: AsyncParsableCommand {
             each change of a synchronized collection to its own journal and merges the other devices' journals \
             as they arrive. See docs/SYNC.md.
             """,
-        subcommands: [SyncEnable.self, SyncJoin.self, SyncStatus.self])
+        subcommands: [SyncEnable.self, SyncJoin.self, SyncStatus.self, SyncLeave.self])
 }
 
 struct SyncStatus: CofferCommand {
