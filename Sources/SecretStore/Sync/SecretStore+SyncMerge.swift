@@ -115,6 +115,8 @@ extension SecretStore {
             return
         }
         let old = try local.flatMap { try openMeta($0.id, in: state) }
+        // Already held (a compacted journal repeats the changes it keeps, and a restart may read some again).
+        if let old, old.syncStamp == entry.stamp.bytes { return }
         let meta = ItemMeta(label: content.label, attributes: content.attributes, contentType: content.contentType,
                             created: content.created, modified: content.modified, creator: old?.creator,
                             allowed: old?.allowed ?? [], syncItem: item.bytes, syncStamp: entry.stamp.bytes)
