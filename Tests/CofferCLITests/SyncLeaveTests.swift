@@ -43,7 +43,8 @@ struct SyncLeaveTests {
             #expect(joined.status == 0, "\(joined.stderr)")
             let shared = try #require((joinedJSON as? [String: String])?["keychain"])
             let secondDevice = try #require((joinedJSON as? [String: String])?["device"])
-            #expect(try await secondClients.secretTool(["store", "--label=Bob", "--collection=/org/freedesktop/secrets/collection/\(shared)",
+            let sharedPath = "/org/freedesktop/secrets/collection/\(shared)"
+            #expect(try await secondClients.secretTool(["store", "--label=Bob", "--collection=\(sharedPath)",
                                                         "service", "imap", "user", "bob"],
                                                        input: Data("b0b".utf8)).status == 0)
 
@@ -73,7 +74,7 @@ struct SyncLeaveTests {
             let state = second.dataDirectory.appendingPathComponent("sync/\(shared).state").path
             #expect(!FileManager.default.fileExists(atPath: state))
             #expect(try await SyncTwoMachinesTests.lookup(secondClients, "bob") == "b0b")
-            #expect(try await secondClients.secretTool(["store", "--label=Dave", "--collection=/org/freedesktop/secrets/collection/\(shared)",
+            #expect(try await secondClients.secretTool(["store", "--label=Dave", "--collection=\(sharedPath)",
                                                         "service", "imap", "user", "dave"],
                                                        input: Data("d4v3".utf8)).status == 0)
             #expect(try Data(contentsOf: URL(fileURLWithPath: journal)) == journalBytes)
@@ -86,7 +87,8 @@ struct SyncLeaveTests {
             #expect(rejoined.status == 0, "\(rejoined.stderr)")
             let again = try #require((rejoinedJSON as? [String: String])?["keychain"])
             #expect((rejoinedJSON as? [String: String])?["device"] != secondDevice)
-            #expect(try await keychains(secondCoffer)[again]?["items"] as? Int == 2, "alice, and bob from the old journal")
+            #expect(try await keychains(secondCoffer)[again]?["items"] as? Int == 2,
+                    "alice, and bob from the old journal")
 
             // The collection that left can be synchronized anew: every item it holds goes to the new journal, also
             // those merged from the first machine before.

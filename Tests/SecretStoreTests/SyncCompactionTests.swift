@@ -63,14 +63,16 @@ struct SyncCompactionTests {
 
         // A "compacted" journal that numbers from record 1 again (dropping records the second machine verified),
         // even one made with the collection's keys, is a fork: set aside, and nothing of it is merged.
-        let place = SyncFolder(root: machines.secondFolder, collection: try #require(SyncIdentifier(hex: enabled.collection)))
+        let collection = try #require(SyncIdentifier(hex: enabled.collection))
+        let place = SyncFolder(root: machines.secondFolder, collection: collection)
         let keys = try SyncKeys(masterKey: try place.wraps()[0].unwrap(password: password("pw")),
                                 collection: place.collection)
         let device = try #require(SyncIdentifier(hex: enabled.device))
         let (header, chain) = try JournalHeader(collection: place.collection, device: device, compaction: 9,
                                                 firstSequence: 1).encode(keys: keys)
         let planted = SyncChange.put(SyncItemID.random(), SyncItemContent(
-            label: "planted", attributes: [:], contentType: "text/plain", secret: password("p"), created: 1, modified: 1))
+            label: "planted", attributes: [:], contentType: "text/plain", secret: password("p"), created: 1,
+            modified: 1))
         let record = try JournalRecordCodec.seal(planted, clock: HybridTimestamp(milliseconds: 1 << 46, counter: 0),
                                                  sequence: 1, device: device, previousMAC: chain, keys: keys)
         try Data(header + record.bytes).write(to: URL(fileURLWithPath: place.journalPath(for: device)))

@@ -37,7 +37,8 @@ extension SecretStore {
             return SyncWrapTarget(folder: folder, device: stateFile.device, masterKey: masterKey,
                                   clock: try clock.tick(), collection: id)
         } catch {
-            logger.error("the sync folder's password wrap cannot be made anew; joining needs the old password", metadata: ["secret.collection": "\(id)", "error": "\(error)"])
+            logger.error("the sync folder's password wrap cannot be made anew; joining needs the old password",
+                         metadata: ["secret.collection": "\(id)", "error": "\(error)"])
             return nil
         }
     }
