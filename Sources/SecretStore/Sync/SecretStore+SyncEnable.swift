@@ -86,6 +86,8 @@ extension SecretStore {
             throw .invalidArgs("only a collection kept in a file (with a password) can be synchronized")
         }
         try await settleAll(try forgetFormerSyncFields(of: state))
+        // Followers of a synchronized collection this one left belong to other journals.
+        if let followers = syncFollowersPath(of: id) { unlink(followers) }
         let file: SyncStateFile
         do {
             file = try SyncStateFile.make(collection: collection, device: device, folder: folder,

@@ -144,7 +144,10 @@ extension SecretStore {
     /// Keeps how far each journal was merged, once what was merged is durable here. A failure is logged: the next
     /// opening then merges some records again, which changes nothing.
     func saveFollowers(of id: String, link: SyncLink) async {
-        guard let path = syncFollowersPath(of: id), let directory = syncDirectory else { return }
+        // A link dropped meanwhile (the collection left synchronization, or locked) must not leave its followers
+        // behind: a later synchronization of the collection would resume them.
+        guard syncLinks[id] === link, let path = syncFollowersPath(of: id), let directory = syncDirectory
+        else { return }
         let outcome = await syncer.replace(path, with: SyncFollowersFile.encode(link.followers), directory: directory)
         if case .failed(let reason) = outcome {
             logger.error("how far other devices' journals were merged could not be saved",
