@@ -102,6 +102,16 @@ struct SyncLeaveTests {
             #expect(status.status == 0, "\(status.stderr)")
             let collection = ((report as? [String: Any])?["collections"] as? [[String: Any]])?.first
             #expect(collection?["items"] as? Int == 3, "alice, bob and dave")
+
+            // A synchronized collection whose folder went missing is an error in doctor, with what to do.
+            try FileManager.default.moveItem(atPath: firstFolder, toPath: firstFolder + ".away")
+            let doctor = try await firstCoffer.run(["doctor", "--json"])
+            #expect(doctor.status == 1)
+            let findings = try JSONSerialization.jsonObject(with: doctor.stdout) as? [[String: Any]] ?? []
+            let missing = findings.first { ($0["message"] as? String)?.contains("which is missing") == true }
+            #expect(missing?["check"] as? String == "sync" && missing?["severity"] as? String == "error", "\(findings)")
+            #expect((missing?["fix"] as? String)?.contains("coffer sync leave --collection login") == true)
+            try FileManager.default.moveItem(atPath: firstFolder + ".away", toPath: firstFolder)
         } catch {
             Issue.record("first cofferd's log:\n\(first.log())\nsecond cofferd's log:\n\(second.log())")
             await first.kill()
