@@ -51,6 +51,9 @@ public struct MergedCollection: Sendable {
     public private(set) var announcedSeen: [DeviceID: (sequence: UInt64, vector: [DeviceID: UInt64])] = [:]
     /// Each device's latest announced name.
     public private(set) var deviceNames: [DeviceID: (stamp: ChangeStamp, name: String)] = [:]
+    /// How many items each device's change wins (live or deleted): about what a compaction of its journal keeps,
+    /// known without walking every item.
+    public private(set) var winning: [DeviceID: Int] = [:]
 
     public init() {}
 
@@ -92,6 +95,8 @@ public struct MergedCollection: Sendable {
         }
         if let previous, previous.stamp > entry.stamp { return .none }
         entries[item] = entry
+        if let previous { winning[previous.stamp.device, default: 0] -= 1 }
+        winning[entry.stamp.device, default: 0] += 1
         switch (previous?.content != nil, entry.content != nil) {
         case (false, true): return .created(item)
         case (true, true): return .changed(item)

@@ -45,18 +45,25 @@ extension SecretStore {
         let (newKEK, salt, parameters) = try await offTheCallersExecutor { () throws(SecretServiceError) in
             try newKeyEncryptionKey(for: new)
         }
-        return try await finishPasswordChange(id, oldKeys: oldKeys, newKEK: newKEK, salt: salt, parameters: parameters)
+        let (outcome, wrap) = try await finishPasswordChange(id, oldKeys: oldKeys, newKEK: newKEK, salt: salt,
+                                                             parameters: parameters)
+        // A synchronized collection's wrap in the folder follows, so a machine joining later uses the new password.
+        if let wrap { await rewriteSyncWrap(wrap, password: new) }
+        return outcome
     }
 
+    /// - Returns: the outcome, and the sync folder's wrap to make anew with the new password (taken while the
+    ///   collection is unlocked).
     func finishPasswordChange(_ id: String, oldKeys: [SlotKey], newKEK: SecretBytes, salt: [UInt8],
-                              parameters: Argon2idParameters) async throws(SecretServiceError) -> KeyChangeOutcome {
+                              parameters: Argon2idParameters) async throws(SecretServiceError)
+        -> (KeyChangeOutcome, SyncWrapTarget?) {
         await waitForCompaction(of: id)
         let wasLocked = try state(of: id).isLocked
         // Also when writing fails: a password change must not leave a locked collection open.
         defer { if wasLocked { _ = try? setLocked(id, true) } }
         // Check the old password against the slots themselves: an unlocked collection would not ask for it otherwise.
         guard let (changed, _) = try openMaster(id, with: oldKeys), try finishUnlock(id, with: oldKeys) else {
-            return .refused
+            return (.refused, nil)
         }
         var plan = try keySlotRecords(of: id).filter { $0.id != changed.id }.map { plannedSlot($0, of: id) }
         plan.append(PlannedSlot(slot: KeySlot(id: changed.id, kind: .password, parameters: parameters, salt: salt,
@@ -69,7 +76,7 @@ extension SecretStore {
                           metadata: ["secret.collection": "\(id)",
                                      "slots": "\(slots.map { "\($0.id) \($0.kind.name)" })"])
         }
-        return outcome
+        return (outcome, syncWrapTarget(of: id))
     }
 
     /// `slot` as planned for a rewrite: with its key when one is held, else kept as it is.

@@ -49,6 +49,9 @@ public actor SecretStore {
     var syncLinks: [String: SyncLink] = [:]
     /// Collections being made synchronized, so two requests cannot both make one so.
     var enablingSync: Set<String> = []
+    /// The fewest records of its own a synchronized collection's journal holds before it may be compacted
+    /// (Sync/SecretStore+SyncCompaction.swift); below it, a snapshot would save too little to be worth a rewrite.
+    var syncCompactionMinimum = 512
     /// The `sync-folder` settings, by collection.
     var configuredSyncFolders: [String: String] = [:]
     /// Collections whose files failed to open, with the reason; never written to.

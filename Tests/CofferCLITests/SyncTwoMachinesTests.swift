@@ -35,7 +35,7 @@ struct SyncTwoMachinesTests {
         return String(decoding: found.stdout, as: UTF8.self)
     }
 
-    @Test("a secret stored with secret-tool on one machine is returned on the other; a delete follows; a half-copied journal waits; a tampered one is set aside and changes nothing")
+    @Test("a secret stored with secret-tool on one machine is returned on the other; a delete follows; a half-copied journal waits; a tampered one is set aside, changes nothing and is reported by doctor")
     func twoMachines() async throws {
         try await TestBus.withPrivateBus { firstBus in
             try await TestBus.withPrivateBus { secondBus in
@@ -114,6 +114,16 @@ struct SyncTwoMachinesTests {
             #expect((tampered?["setAsideByCofferd"] as? String)?.isEmpty == false, "\(devices)")
             #expect(devices.first { $0["id"] as? String == secondDevice }?["setAsideByCofferd"] == nil)
             #expect(try await lookup(secondClients, "carol") == "")
+
+            // coffer doctor reports it from the data directory: which device, why, what to do; it is an error.
+            let doctor = try await secondCoffer.run(["doctor", "--json"])
+            #expect(doctor.status == 1)
+            let findings = try #require(try JSONSerialization.jsonObject(with: doctor.stdout) as? [[String: Any]])
+            let finding = findings.first { ($0["message"] as? String)?.contains("device \(firstDevice)") == true }
+            #expect(finding?["check"] as? String == "sync" && finding?["severity"] as? String == "error", "\(findings)")
+            #expect((finding?["message"] as? String)?.contains("is set aside: record ") == true, "\(findings)")
+            #expect((finding?["fix"] as? String)?.contains("coffer sync join \(secondFolder)") == true)
+            #expect(findings.contains { $0["check"] as? String == "sync" && $0["severity"] as? String == "ok" })
         } catch {
             Issue.record("first cofferd's log:\n\(first.log())\nsecond cofferd's log:\n\(second.log())")
             await first.kill()

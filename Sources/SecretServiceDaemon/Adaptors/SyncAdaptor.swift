@@ -1,7 +1,7 @@
 // io.coffer.Sync
 // SPDX-License-Identifier: Apache-2.0
-// Coffer's interface for synchronized collections: making a collection synchronized through a folder, and joining
-// one made on another machine.
+// Coffer's interface for synchronized collections: making a collection synchronized through a folder, joining one
+// made on another machine, and leaving one.
 
 import DBusWire
 import Logging
@@ -42,6 +42,11 @@ struct SyncAdaptor {
             AdaptorMethod("Synchronized", in: [], out: [.init("collections", .array(.objectPath))]) { adaptor, _ in
                 await adaptor.synchronized()
             },
+            AdaptorMethod("Leave", in: [.init("collection", .objectPath)], out: [
+                .init("sync_collection", .string), .init("device", .string), .init("folder", .string),
+            ]) { adaptor, call in
+                try await adaptor.leave(call.args.objectPath(0), caller: call.caller)
+            },
             AdaptorMethod("SetAside", in: [.init("sync_collection", .string)], out: [
                 .init("collection", .string), .init("journals", .dictionary(key: .string, value: .string)),
             ]) { adaptor, call in
@@ -69,6 +74,19 @@ struct SyncAdaptor {
             DBusValue.objectPath(SecretObjectPath.collection($0).objectPath)
         }
         return HandlerResult([.array(.objectPath, paths)])
+    }
+
+    /// `Leave(o collection) → (s sync_collection, s device, s folder)`. Asks no password: leaving reveals
+    /// nothing and copies nothing, and the items stay here.
+    private func leave(_ path: ObjectPath, caller: BusName) async throws(SecretServiceError) -> HandlerResult {
+        guard let id = await context.collectionID(for: path) else {
+            throw .noSuchObject("The collection does not exist")
+        }
+        let left = try await context.store.leaveSync(of: id)
+        context.logger.notice("a collection left synchronization", metadata: [
+            "secret.collection": "\(id)", "dbus.sender": "\(caller.rawValue)",
+        ])
+        return HandlerResult([.string(left.collection), .string(left.device), .string(left.folder)])
     }
 
     /// `SetAside(s sync_collection) → (s collection, a{ss} journals)`.

@@ -85,6 +85,9 @@ extension SecretStore {
         guard let keys = state.keys, let path = syncStatePath(of: id), let directory = syncDirectory else {
             throw .invalidArgs("only a collection kept in a file (with a password) can be synchronized")
         }
+        try await settleAll(try forgetFormerSyncFields(of: state))
+        // Followers of a synchronized collection this one left belong to other journals.
+        if let followers = syncFollowersPath(of: id) { unlink(followers) }
         let file: SyncStateFile
         do {
             file = try SyncStateFile.make(collection: collection, device: device, folder: folder,

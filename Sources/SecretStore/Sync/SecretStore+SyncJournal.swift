@@ -82,6 +82,7 @@ extension SecretStore {
         }
         let results = try await settle(pending, alongWith: [journal.descriptor])
         try checkJournalSync(results.first ?? 0, of: collection)
+        compactSyncJournalIfWorthwhile(of: collection)
     }
 
     /// Settles many writes to one collection file (merging, catching up) with one sync: syncing the file covers

@@ -115,6 +115,8 @@ extension SecretStore {
             return
         }
         let old = try local.flatMap { try openMeta($0.id, in: state) }
+        // Already held (a compacted journal repeats the changes it keeps, and a restart may read some again).
+        if let old, old.syncStamp == entry.stamp.bytes { return }
         let meta = ItemMeta(label: content.label, attributes: content.attributes, contentType: content.contentType,
                             created: content.created, modified: content.modified, creator: old?.creator,
                             allowed: old?.allowed ?? [], syncItem: item.bytes, syncStamp: entry.stamp.bytes)
@@ -142,7 +144,10 @@ extension SecretStore {
     /// Keeps how far each journal was merged, once what was merged is durable here. A failure is logged: the next
     /// opening then merges some records again, which changes nothing.
     func saveFollowers(of id: String, link: SyncLink) async {
-        guard let path = syncFollowersPath(of: id), let directory = syncDirectory else { return }
+        // A link dropped meanwhile (the collection left synchronization, or locked) must not leave its followers
+        // behind: a later synchronization of the collection would resume them.
+        guard syncLinks[id] === link, let path = syncFollowersPath(of: id), let directory = syncDirectory
+        else { return }
         let outcome = await syncer.replace(path, with: SyncFollowersFile.encode(link.followers), directory: directory)
         if case .failed(let reason) = outcome {
             logger.error("how far other devices' journals were merged could not be saved",

@@ -9,11 +9,13 @@ import SecretServiceClient
 struct Doctor: CofferCommand {
     static let configuration = CommandConfiguration(
         abstract: "Check the session bus, the provider, competing providers, activation files, cofferd's systemd "
-            + "unit, the PAM stack, file permissions and integrity, pinentry.",
+            + "unit, the PAM stack, file permissions and integrity, synchronized collections, pinentry.",
         discussion: "Prints one line per finding (ok, warning, error) and a fix for each problem. A provider other "
             + "than cofferd that owns the name or will take it at login (gnome-keyring's autostart entry, "
             + "activation files or enabled systemd units, KeePassXC's integration) is an error; pam_gnome_keyring "
-            + "lines, and a PAM stack without pam_coffer.so's auth, session or password line, are warnings. Exits 0 when nothing is an error, 1 otherwise. Does not start a provider.")
+            + "lines, and a PAM stack without pam_coffer.so's auth, session or password line, are warnings. A "
+            + "synchronized collection whose folder is missing, or another device's journal that cofferd set aside "
+            + "(damaged, rolled back, forked), is an error. Exits 0 when nothing is an error, 1 otherwise. Does not start a provider.")
 
     @OptionGroup var output: OutputOptions
 
@@ -67,6 +69,7 @@ struct Doctor: CofferCommand {
         findings += DoctorChecks.unitLocation(directories, cofferd: installed.map(String.init) ?? cofferd)
         let directory = probe.process.flatMap { $0.isCofferd ? $0.dataDirectory : nil } ?? Self.defaultDataDirectory
         findings += DoctorChecks.dataDirectory(directory, loadedIDs: loadedIDs)
+        findings += DoctorChecks.synchronizedCollections(directory)
         findings += DoctorChecks.directoryLock(directory, provider: probe.process.flatMap { $0.isCofferd ? $0.pid : nil })
         findings += DoctorChecks.pinentry(arguments: probe.process?.isCofferd == true ? probe.process!.arguments : [],
                                           environment: environment)

@@ -8,14 +8,14 @@ import SecretCrypto
 
 struct Sync: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Synchronize collections through a folder, and inspect such a folder.",
+        abstract: "Synchronize collections through a folder, stop doing so, and inspect such a folder.",
         discussion: """
             A synchronized collection lives in a folder that a sync engine (Syncthing, Nextcloud, a network share) \
             carries between machines: one journal per device, sealed with the collection's keys. cofferd writes \
             each change of a synchronized collection to its own journal and merges the other devices' journals \
             as they arrive. See docs/SYNC.md.
             """,
-        subcommands: [SyncEnable.self, SyncJoin.self, SyncStatus.self])
+        subcommands: [SyncEnable.self, SyncJoin.self, SyncStatus.self, SyncLeave.self])
 }
 
 struct SyncStatus: CofferCommand {

@@ -83,6 +83,7 @@ enum FuzzMembers {
         FuzzMember(interface: sync, member: "Join", input: [.string, .string, secret, .string], node: .service),
         FuzzMember(interface: sync, member: "SetAside", input: [.string], node: .service),
         FuzzMember(interface: sync, member: "Synchronized", input: [], node: .service),
+        FuzzMember(interface: sync, member: "Leave", input: [.objectPath], node: .service),
         FuzzMember(interface: portalSecret, member: "RetrieveSecret",
                    input: [.objectPath, .string, .unixFD, properties], node: .portal),
         FuzzMember(interface: collection, member: "Delete", input: [], node: .collection),
