@@ -2,6 +2,7 @@
 // The org.freedesktop.DBus methods a bus client needs: match rules, names, owners and peer credentials.
 
 public import DBusWire
+import Glibc
 
 extension Connection {
     private static let bus: BusName = "org.freedesktop.DBus"
@@ -79,19 +80,32 @@ extension Connection {
             return nil
         }
         guard let entries = reply.body.first?.variantDictionary else {
+            MessageDecoder.closeUnixFDs(in: reply.body)
             throw TransportError.unexpectedReply.with(detail: "GetConnectionCredentials returned \(reply.signature)")
         }
-        return ConnectionCredentials(unixUserID: entries["UnixUserID"]?.uint32, processID: entries["ProcessID"]?.uint32)
+        // Buses that offer it (dbus-broker, dbus-daemon 1.15.7 and later) pass the process's pidfd; every other
+        // descriptor the reply may carry is closed here, so none leaks per client.
+        var processFD: Int32?
+        for (key, value) in entries {
+            guard case .unixFD(let fd) = value else { continue }
+            if key == "ProcessFD", processFD == nil { processFD = fd.rawValue } else { Glibc.close(fd.rawValue) }
+        }
+        return ConnectionCredentials(unixUserID: entries["UnixUserID"]?.uint32, processID: entries["ProcessID"]?.uint32,
+                                     processFD: processFD)
     }
 }
 
-/// The credentials a bus reports for a connection. Either may be missing: buses on other systems may not know them.
+/// The credentials a bus reports for a connection. Any may be missing: buses on other systems may not know them.
 public struct ConnectionCredentials: Sendable, Hashable {
     public var unixUserID: UInt32?
     public var processID: UInt32?
+    /// A pidfd of the connection's process (`ProcessFD`), where the bus offers one. The holder owns it and must
+    /// close it.
+    public var processFD: Int32?
 
-    public init(unixUserID: UInt32?, processID: UInt32?) {
+    public init(unixUserID: UInt32?, processID: UInt32?, processFD: Int32? = nil) {
         self.unixUserID = unixUserID
         self.processID = processID
+        self.processFD = processFD
     }
 }

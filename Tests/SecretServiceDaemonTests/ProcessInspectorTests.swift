@@ -30,6 +30,42 @@ struct ProcessInspectorTests {
         }
     }
 
+    /// `pidfd_open(2)`, looked up at run time: glibc has it from 2.36, but Swift's Glibc module does not show it.
+    static func openProcessFD(_ pid: Int32) throws -> Int32 {
+        typealias PidfdOpen = @convention(c) (Int32, UInt32) -> Int32
+        let symbol = try #require(dlsym(UnsafeMutableRawPointer(bitPattern: 0), "pidfd_open"), "no pidfd_open in libc")
+        let fd = unsafeBitCast(symbol, to: PidfdOpen.self)(pid, 0)
+        try #require(fd >= 0, "pidfd_open: errno \(errno)")
+        return fd
+    }
+
+    @Test("with the bus's pidfd, the process must be the one it names, and still running once it has been read")
+    func processDescriptor() throws {
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: "/bin/cat")
+        let input = Pipe()
+        child.standardInput = input
+        try child.run()
+        let fd = try Self.openProcessFD(child.processIdentifier)
+        defer { close(fd) }
+        #expect(inspector.processID(of: fd) == child.processIdentifier)
+        #expect(!ProcessInspector.hasExited(fd))
+        let caller = try inspector.caller(pid: child.processIdentifier, receivedAt: ProcessInspector.bootTicks(),
+                                          processFD: fd)
+        #expect(caller.processID == child.processIdentifier)
+        // A descriptor of another process than the pid the bus gave is refused.
+        #expect(throws: IdentityError.self) {
+            try inspector.caller(pid: getpid(), receivedAt: ProcessInspector.bootTicks(), processFD: fd)
+        }
+        // Once the process has exited, its pid names nobody the call can be trusted to come from.
+        try input.fileHandleForWriting.close()
+        child.waitUntilExit()
+        #expect(ProcessInspector.hasExited(fd))
+        #expect(throws: IdentityError.self) {
+            try inspector.caller(pid: child.processIdentifier, receivedAt: ProcessInspector.bootTicks(), processFD: fd)
+        }
+    }
+
     @Test("an interpreter is identified with the script it runs, made absolute")
     func interpreterScript() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("inspect-\(UUID().uuidString)")

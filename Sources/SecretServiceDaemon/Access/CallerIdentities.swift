@@ -2,6 +2,9 @@
 // The identity of each client connection, resolved once and forgotten when the client leaves the bus.
 
 import DBusWire
+#if canImport(Glibc)
+import Glibc
+#endif
 import DBusTransport
 import SecretServiceProtocol
 
@@ -33,6 +36,7 @@ actor CallerIdentities {
         guard let credentials = await sender.connectionCredentials(of: name) else {
             throw .accessDenied("the bus cannot tell who the caller is")
         }
+        defer { if let fd = credentials.processFD { close(fd) } }
         guard let uid = credentials.unixUserID, uid == ownUserID else {
             if let log, refusedOthers.insert(name).inserted {
                 await log.record(AccessLogEntry(time: AccessGate.now(), outcome: .otherUser,
@@ -46,7 +50,7 @@ actor CallerIdentities {
         }
         let caller: Caller
         do {
-            caller = try inspector.caller(pid: processID, receivedAt: receivedAt)
+            caller = try inspector.caller(pid: processID, receivedAt: receivedAt, processFD: credentials.processFD)
         } catch {
             throw .accessDenied("the caller could not be identified: \(error)")
         }

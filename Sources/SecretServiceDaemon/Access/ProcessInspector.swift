@@ -26,13 +26,42 @@ struct ProcessInspector {
                                       "php", "lua", "tclsh", "gjs", "guile", "Rscript", "osh", "fish"]
 
     /// Identifies the process `pid` that sent a call received at `receivedAt` (boot-time clock ticks).
-    func caller(pid: Int32, receivedAt: UInt64) throws(IdentityError) -> Caller {
+    ///
+    /// With `processFD`, the pidfd the bus took of the connecting process (where the bus offers one), the reads are
+    /// also pinned to that process: the pidfd must name `pid`, and the process must still be running after the
+    /// reads. A pidfd never comes to name another process, so this also covers a pid reused within the clock tick
+    /// that start times are counted in.
+    func caller(pid: Int32, receivedAt: UInt64, processFD: Int32? = nil) throws(IdentityError) -> Caller {
+        if let processFD {
+            guard let named = processID(of: processFD), named == pid else {
+                throw IdentityError("the bus's process descriptor does not name process \(pid)")
+            }
+        }
         let before = try startTime(pid)
         guard before <= receivedAt else { throw IdentityError("process \(pid) started after the call: pid reused") }
         let identity = try identity(pid)
         let commandLine = arguments(pid).joined(separator: " ")
         guard try startTime(pid) == before else { throw IdentityError("process \(pid) changed while it was read") }
+        if let processFD, Self.hasExited(processFD) {
+            throw IdentityError("process \(pid) exited while it was read")
+        }
         return Caller(identity: identity, processID: pid, commandLine: commandLine)
+    }
+
+    /// The process a pidfd names, from the `Pid:` line of its `fdinfo` (-1 once the process has exited).
+    func processID(of processFD: Int32) -> Int32? {
+        guard let info = read("\(procRoot)/self/fdinfo/\(processFD)") else { return nil }
+        for line in info.split(separator: UInt8(ascii: "\n")) where line.starts(with: Array("Pid:".utf8)) {
+            let value = line.dropFirst(4).drop { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
+            return Int32(String(decoding: value, as: UTF8.self))
+        }
+        return nil
+    }
+
+    /// Whether the process of a pidfd has exited: a pidfd polls readable from then on.
+    static func hasExited(_ processFD: Int32) -> Bool {
+        var entry = pollfd(fd: processFD, events: Int16(POLLIN), revents: 0)
+        return poll(&entry, 1, 0) > 0
     }
 
     /// The boot-time clock now, in the ticks `/proc/PID/stat` counts start times in.
