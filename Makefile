@@ -196,8 +196,8 @@ BENCH_ARGS ?=
 bench: setup
 	$(call apt_install,$(BENCH_PACKAGES))
 	$(STATIC_BUILD) --product cofferd
+	$(STATIC_BUILD) --product coffer
 	swift build -c release --product keychain-bench
-	swift build -c release --product coffer
 	python3 Benchmarks/run.py --cofferd "$$($(STATIC_BUILD) --show-bin-path)/cofferd" \
 	  --keychain-bench "$$(swift build -c release --show-bin-path)/keychain-bench" \
 	  $(if $(filter quick,$(BENCH_MODE)),--quick) $(BENCH_ARGS)
