@@ -51,7 +51,7 @@ struct FolderEngine {
     /// One random act of the engine at `step`: a whole delivery of something pending, a half-copied journal, or a
     /// duplicate of something already delivered. Returns what it did, for the trace printed on failure.
     mutating func act(at step: Int, using random: inout SeededGenerator) throws -> String? {
-        let open = pending.filter { !isPartitioned($0[1], at: step) }.sorted { $0.lexicographicallyPrecedingCompare($1) }
+        let open = pending.filter { !isPartitioned($0[1], at: step) }.sorted { $0.lexicographicallyPrecedes($1) }
         let roll = Int.random(in: 0..<10, using: &random)
         if roll < 2 {
             // Duplicate: any pair, pending or not, gets what it already has (or more) again.
@@ -100,8 +100,4 @@ struct FolderEngine {
             #expect(rename(temporary, to + "/" + name) == 0)
         }
     }
-}
-
-private extension Array where Element == Int {
-    func lexicographicallyPrecedingCompare(_ other: [Int]) -> Bool { lexicographicallyPrecedes(other) }
 }
