@@ -129,8 +129,12 @@ extension SyncPropertyTests {
                 let through = try #require(last[other.id], "\(other.id) is missing from \(collection)")
                 let harness = device.harness, id = other.id
                 let events = try FileEvents(harness.logFile.path, mask: UInt32(IN_MODIFY))
-                try await events.wait(until: { mergedThrough(harness.log(), device: id) >= through },
-                                      what: "device \(device.id) merging \(id) through \(through)")
+                // A journal set aside never gets there: stop waiting at once and say so.
+                try await events.wait(until: {
+                    let log = harness.log()
+                    return mergedThrough(log, device: id) >= through || log.contains("set aside")
+                }, what: "device \(device.id) merging \(id) through \(through)")
+                #expect(!harness.log().contains("set aside"), "device \(device.id) set a journal aside")
             }
         }
     }
