@@ -3,20 +3,11 @@
 // order, twice, half-way or not at all for a while, as real engines do; and the seeded randomness that drives it.
 
 import Foundation
+import SecretServiceTestSupport
 import Testing
 
-/// SplitMix64: small, seedable and the same on every run, so a printed seed replays the same choices.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+/// The engine's and the test's generator (a printed seed replays the same choices).
+typealias SeededGenerator = SplitMix64
 
 /// One device as the engine sees it: its folder and the prefix of file names that are its own.
 struct EngineDevice {

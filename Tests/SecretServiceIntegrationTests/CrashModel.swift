@@ -2,21 +2,7 @@
 // What the crash test has written: the acknowledged state of every item, and the one write a kill may have cut.
 
 import DBusWire
-
-/// A small seeded generator (SplitMix64), so a crash test's plan can be replayed from its seed.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+import SecretServiceTestSupport
 
 extension SplitMix64 {
     /// One time in `oneIn`, `character` repeated a random number of times in `bytes` (a secret long enough for a kill

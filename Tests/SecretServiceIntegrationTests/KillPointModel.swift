@@ -3,6 +3,7 @@
 
 import DBusWire
 import Foundation
+import SecretServiceTestSupport
 
 /// One change a kill-point lane makes. Item secrets start with `<id>#<version>`, so an item read back names itself.
 enum KillWrite: Sendable, CustomStringConvertible {

@@ -2,6 +2,7 @@
 // Generates the fuzzer's calls: well typed, wrongly typed, deeply nested, huge, misdirected and out of order.
 
 import DBusWire
+import SecretServiceTestSupport
 
 /// One generated call and what its answer must be.
 struct FuzzCall: Sendable {

@@ -3,6 +3,7 @@
 
 import DBusWire
 import SecretServiceProtocol
+import SecretServiceTestSupport
 
 /// A bounded pool of object paths, grouped by what they name. Paths in replies are added as the run goes, so calls
 /// reach objects that earlier calls created; paths under the checked client's collection are never added, so hostile

@@ -2,9 +2,10 @@
 // The fuzz test's seeded random source and its settings from the environment.
 
 import Foundation
+import SecretServiceTestSupport
 
-/// The fuzz test's generator is the crash tests' SplitMix64 (`CrashModel.swift`): small, fast and fully determined
-/// by its seed, so a printed seed replays the same call sequence.
+/// The fuzz test's generator is the randomized tests' SplitMix64 (SecretServiceTestSupport): small, fast and fully
+/// determined by its seed, so a printed seed replays the same call sequence.
 typealias SeededRandom = SplitMix64
 
 extension SplitMix64 {

@@ -2,6 +2,7 @@
 // Random D-Bus values for the fuzzer: well typed, wrongly typed, deeply nested and huge.
 
 import DBusWire
+import SecretServiceTestSupport
 
 /// Builds argument values. Everything it makes is a valid D-Bus message body (the bus would drop the sender for
 /// anything else), so hostility lies in types, shapes, sizes and meanings, never in broken framing.
