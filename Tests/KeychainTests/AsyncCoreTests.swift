@@ -22,24 +22,15 @@ private struct HeldSearchProvider {
 
     /// - Returns: the provider, and a task that ends with the thread counts taken at each full batch.
     static func start(on bus: TestBus, batches: [Int]) async throws -> (HeldSearchProvider, Task<[Int], Never>) {
-        let connection = try await bus.connect()
-        try await connection.registerObjectTree(at: SecretServiceNames.servicePath)
-        let reply = try await connection.requestName(SecretServiceNames.busName, flags: [.doNotQueue])
-        guard reply == .primaryOwner else { throw SecretServiceClientError.transport("stand-in provider: \(reply)") }
+        let connection = try await StandInService.claimSecretService(on: bus)
         let (counts, continuation) = AsyncStream.makeStream(of: Int.self)
-        // On the connection's own loop thread, not the pool: a test blocked in a synchronous call (SecItem's) holds
-        // a pool thread and other suites may hold the rest, and a stand-in on the pool could then never answer.
-        let server = Task(executorPreference: connection.taskExecutor) {
+        let server = StandInService.run(on: connection) {
             var held: [Message] = []
             var remaining = batches
             for await call in connection.messages where call.kind == .methodCall {
                 switch call.member?.rawValue {
-                case "OpenSession" where call.body.first?.string == "plain":
-                    _ = try? await connection.send(call.makeReply([
-                        .variant(.string("")), .objectPath("/org/freedesktop/secrets/session/1"),
-                    ]))
                 case "OpenSession":
-                    _ = try? await connection.send(call.makeErrorReply(DBusError(.notSupported, "plain only")))
+                    _ = try? await connection.send(StandInService.openSessionReply(to: call))
                 case "SearchItems":
                     held.append(call)
                     guard held.count == remaining.first else { continue }

@@ -17,23 +17,14 @@ private struct HeldPropertiesProvider {
     let server: Task<Void, Never>
 
     static func start(on bus: TestBus, count: Int) async throws -> HeldPropertiesProvider {
-        let connection = try await bus.connect()
-        try await connection.registerObjectTree(at: SecretServiceNames.servicePath)
-        let reply = try await connection.requestName(SecretServiceNames.busName, flags: [.doNotQueue])
-        guard reply == .primaryOwner else { throw SecretServiceClientError.transport("stand-in provider: \(reply)") }
+        let connection = try await StandInService.claimSecretService(on: bus)
         let paths = (0..<count).map { ObjectPath("/org/freedesktop/secrets/collection/c/\($0)")! }
-        // On the connection's own loop thread, not the pool: a test blocked in a synchronous call (SecItem's) holds
-        // a pool thread and other suites may hold the rest, and a stand-in on the pool could then never answer.
-        let server = Task(executorPreference: connection.taskExecutor) {
+        let server = StandInService.run(on: connection) {
             var held: [Message] = []
             for await call in connection.messages where call.kind == .methodCall {
                 switch call.member?.rawValue {
-                case "OpenSession" where call.body.first?.string == "plain":
-                    _ = try? await connection.send(call.makeReply([
-                        .variant(.string("")), .objectPath("/org/freedesktop/secrets/session/1"),
-                    ]))
                 case "OpenSession":
-                    _ = try? await connection.send(call.makeErrorReply(DBusError(.notSupported, "plain only")))
+                    _ = try? await connection.send(StandInService.openSessionReply(to: call))
                 case "SearchItems":
                     _ = try? await connection.send(call.makeReply([.objectPaths(paths), .objectPaths([])]))
                 case "GetAll":

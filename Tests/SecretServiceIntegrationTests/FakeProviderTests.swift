@@ -19,20 +19,13 @@ private struct FakeProvider {
 
     /// - Parameter closeAfterPrompt: leave the bus right after answering `Prompt()`.
     static func start(on bus: TestBus, closeAfterPrompt: Bool) async throws -> FakeProvider {
-        let connection = try await bus.connect()
-        try await connection.registerObjectTree(at: SecretServiceNames.servicePath)
-        let reply = try await connection.requestName(SecretServiceNames.busName, flags: [.doNotQueue])
-        guard reply == .primaryOwner else { throw SecretServiceClientError.transport("fake provider: \(reply)") }
+        let connection = try await StandInService.claimSecretService(on: bus)
         let (prompted, promptedSink) = AsyncStream.makeStream(of: Void.self)
-        // On the connection's own loop thread, not the pool: a test blocked in a synchronous call (SecItem's) holds
-        // a pool thread and other suites may hold the rest, and a stand-in on the pool could then never answer.
-        let server = Task(executorPreference: connection.taskExecutor) {
+        let server = StandInService.run(on: connection) {
             for await call in connection.messages where call.kind == .methodCall {
                 switch call.member?.rawValue {
                 case "OpenSession":
-                    _ = try? await connection.send(call.makeReply([
-                        .variant(.string("")), .objectPath("/org/freedesktop/secrets/session/1"),
-                    ]))
+                    _ = try? await connection.send(StandInService.openSessionReply(to: call))
                 case "Prompt":
                     _ = try? await connection.send(call.makeReply())
                     promptedSink.yield()

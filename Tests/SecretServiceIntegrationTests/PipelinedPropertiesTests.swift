@@ -16,20 +16,13 @@ private struct HeldRepliesProvider {
     let server: Task<Void, Never>
 
     static func start(on bus: TestBus, expected: Int) async throws -> HeldRepliesProvider {
-        let connection = try await bus.connect()
-        try await connection.registerObjectTree(at: SecretServiceNames.servicePath)
-        let reply = try await connection.requestName(SecretServiceNames.busName, flags: [.doNotQueue])
-        guard reply == .primaryOwner else { throw SecretServiceClientError.transport("stand-in provider: \(reply)") }
-        // On the connection's own loop thread, not the shared pool: other suites running beside this one may hold
-        // every pool thread in blocking SecItem calls, and a provider that cannot run would stall the client.
-        let server = Task(executorPreference: connection.taskExecutor) {
+        let connection = try await StandInService.claimSecretService(on: bus)
+        let server = StandInService.run(on: connection) {
             var held: [Message] = []
             for await call in connection.messages where call.kind == .methodCall {
                 switch call.member?.rawValue {
                 case "OpenSession":
-                    _ = try? await connection.send(call.makeReply([
-                        .variant(.string("")), .objectPath("/org/freedesktop/secrets/session/1"),
-                    ]))
+                    _ = try? await connection.send(StandInService.openSessionReply(to: call))
                 case "GetAll":
                     held.append(call)
                     guard held.count == expected else { continue }

@@ -33,13 +33,10 @@ public final class StandInLogind: Sendable {
     ///   - display: the user's graphical session (id and path), which `GetUser` and its `Display` property report.
     public static func start(on bus: TestBus, sessions: [String: ObjectPath],
                              display: (id: String, path: ObjectPath)? = nil) async throws -> StandInLogind {
-        let connection = try await bus.connect()
-        try await connection.registerObjectTree(at: managerPath)
-        _ = try await connection.requestName(BusName(unchecked: "org.freedesktop.login1"), flags: [.doNotQueue])
+        let connection = try await StandInService.claim(BusName(unchecked: "org.freedesktop.login1"), at: managerPath,
+                                                        on: bus)
         let (queries, query) = AsyncStream.makeStream(of: String.self)
-        // On the connection's own loop thread, not the pool: a test blocked in a synchronous call (SecItem's) holds
-        // a pool thread and other suites may hold the rest, and a stand-in on the pool could then never answer.
-        let server = Task(executorPreference: connection.taskExecutor) {
+        let server = StandInService.run(on: connection) {
             for await message in connection.messages where message.kind == .methodCall {
                 let reply: Message
                 if message.interface == managerInterface, message.member == "GetSession",
