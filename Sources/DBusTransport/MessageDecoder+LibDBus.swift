@@ -100,24 +100,15 @@ enum MessageDecoder {
         }
     }
 
+    /// The basic types, for telling one from its libdbus type code (``code(of:)`` holds the mapping).
+    private static let basicTypes: [DBusType] = [
+        .byte, .boolean, .int16, .uint16, .int32, .uint32, .int64, .uint64, .double, .string, .objectPath, .signature,
+        .unixFD,
+    ]
+
     /// The basic type whose libdbus type code is `code`; `nil` for containers and unknown codes.
     private static func basicType(_ code: Int32) -> DBusType? {
-        switch code {
-        case cdbus_type_byte: .byte
-        case cdbus_type_boolean: .boolean
-        case cdbus_type_int16: .int16
-        case cdbus_type_uint16: .uint16
-        case cdbus_type_int32: .int32
-        case cdbus_type_uint32: .uint32
-        case cdbus_type_int64: .int64
-        case cdbus_type_uint64: .uint64
-        case cdbus_type_double: .double
-        case cdbus_type_string: .string
-        case cdbus_type_object_path: .objectPath
-        case cdbus_type_signature: .signature
-        case cdbus_type_unix_fd: .unixFD
-        default: nil
-        }
+        basicTypes.first { Self.code(of: $0) == code }
     }
 
     /// Reads the value under the iterator, which must have type `type`.
