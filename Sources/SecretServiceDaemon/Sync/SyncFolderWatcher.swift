@@ -34,8 +34,10 @@ actor SyncFolderWatcher {
     func run() async {
         await withTaskGroup(of: Void.self) { group in
             for await opened in store.openedSyncFolders {
-                guard let reader = startedReader(in: &group) else { continue }
-                watch(opened, with: reader)
+                guard let reader = startedReader(in: &group), watch(opened, with: reader) else { continue }
+                // A journal that arrived between the store opening the folder and the watch existing gave no
+                // event: one merge now catches up on it.
+                await store.mergeSyncArrivals(of: opened.collection)
             }
             group.cancelAll()
         }
@@ -66,7 +68,8 @@ actor SyncFolderWatcher {
         return made
     }
 
-    private func watch(_ opened: OpenedSyncFolder, with reader: InotifyReader) {
+    /// Adds the watch of `opened`'s directory; `false` (logged) when the directory cannot be watched.
+    private func watch(_ opened: OpenedSyncFolder, with reader: InotifyReader) -> Bool {
         let mask = UInt32(IN_CLOSE_WRITE) | UInt32(IN_MOVED_TO) | UInt32(IN_DELETE) | UInt32(IN_ONLYDIR)
         let watch = inotify_add_watch(reader.descriptor, opened.directory, mask)
         guard watch >= 0 else {
@@ -74,10 +77,11 @@ actor SyncFolderWatcher {
                 "secret.collection": "\(opened.collection)", "sync.folder": "\(opened.directory)",
                 "error": "\(String(cString: strerror(errno)))",
             ])
-            return
+            return false
         }
         collections[watch, default: []].insert(opened.collection)
         ownJournals.insert(opened.ownJournal)
+        return true
     }
 
     private func collections(of change: JournalChange) -> [String] {
