@@ -46,6 +46,9 @@ public enum SecretServiceNames {
     public static let defaultAlias = "default"
     /// The in-memory collection that lives as long as the daemon.
     public static let sessionCollection = "session"
+    /// The collection the login password opens, and the one a fresh account's `default` alias gets (as in
+    /// gnome-keyring).
+    public static let loginCollection = "login"
 
     /// The systemd credential that unlocks `collection` at start (`$CREDENTIALS_DIRECTORY/coffer-<collection>`);
     /// `coffer key-slots add COLLECTION systemd-credential` seals it under this name.

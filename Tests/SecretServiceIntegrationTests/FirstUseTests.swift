@@ -60,6 +60,55 @@ struct FirstUseTests {
         }
     }
 
+    @Test("with no way to ask, `coffer unlock-keychain` (what the reason says to run) creates login as the default")
+    func unlockKeychainCreatesLogin() async throws {
+        try await TestBus.withPrivateBus { bus in
+            let daemon = try await DaemonHarness.start(on: bus, options: Self.fresh(["DISPLAY": ""]))
+            let env = ClientEnvironment(bus: bus)
+            let refused = try await env.secretTool(["store", "--label", "first", "app", "fresh"],
+                                                   input: Data("first secret".utf8))
+            #expect(refused.stderr.contains("coffer unlock-keychain"), "secret-tool said: \(refused.stderr)")
+
+            let coffer = CofferCLI(bus: bus)
+            let (unlock, result) = try await coffer.json(["unlock-keychain"], input: "new login password\n")
+            #expect(unlock.status == 0, "coffer unlock-keychain: \(unlock.stderr)")
+            #expect(unlock.stderr == "coffer: created the keychain 'login', now the default\n")
+            let login = "/org/freedesktop/secrets/collection/login"
+            #expect(result as? [String: String] == ["created": login, "unlocked": login])
+            #expect(try await coffer.run(["default-keychain"]).text == "    \"\(login)\"\n")
+
+            // Now the store that was refused goes through without any prompt, and the password is the one typed.
+            let store = try await env.secretTool(["store", "--label", "first", "app", "fresh"],
+                                                 input: Data("first secret".utf8))
+            store.expectSuccess("secret-tool store after unlock-keychain")
+            #expect(try await env.secretTool(["lookup", "app", "fresh"]).text == "first secret")
+            #expect(try await coffer.run(["lock-keychain"]).status == 0)
+            #expect(try await coffer.run(["unlock-keychain"], input: "wrong\n").status == 51)
+            #expect(try await coffer.run(["unlock-keychain"], input: "new login password\n").status == 0)
+            #expect(daemon.pinentryCommands.isEmpty)
+            #expect(await daemon.stop() == .exited(0), "log:\n\(daemon.log())")
+        }
+    }
+
+    @Test("a login collection without the default alias becomes the default at `coffer unlock-keychain`")
+    func unlockKeychainAdoptsLogin() async throws {
+        try await TestBus.withPrivateBus { bus in
+            let daemon = try await DaemonHarness.start(on: bus, options: Self.fresh(["DISPLAY": ""]))
+            let coffer = CofferCLI(bus: bus)
+            #expect(try await coffer.run(["create-keychain", "login"], input: "the password\n").status == 0)
+            #expect(try await coffer.run(["default-keychain"]).status == 50)
+            #expect(try await coffer.run(["lock-keychain", "login"]).status == 0)
+            // The existing collection is unlocked with its own password, not replaced.
+            #expect(try await coffer.run(["unlock-keychain"], input: "another\n").status == 51)
+            let unlock = try await coffer.run(["unlock-keychain"], input: "the password\n")
+            #expect(unlock.status == 0, "\(unlock.stderr)")
+            #expect(unlock.stderr.isEmpty)
+            #expect(try await coffer.run(["default-keychain"]).text
+                    == "    \"/org/freedesktop/secrets/collection/login\"\n")
+            #expect(await daemon.stop() == .exited(0), "log:\n\(daemon.log())")
+        }
+    }
+
     @Test("python keyring: set and get in a fresh account; with no way to ask, the error carries the reason")
     func pythonKeyring() async throws {
         let script = """

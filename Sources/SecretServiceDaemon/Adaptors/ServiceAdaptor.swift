@@ -122,10 +122,10 @@ struct ServiceAdaptor {
             guard let password = await prompter.newPassword(for: request), !Task.isCancelled else { return nil }
             // The first collection made for the default alias becomes `login`, the name clients hard-code.
             let existing = await store.collectionIDs()
-            let isFirstDefault = alias == SecretServiceNames.defaultAlias && !existing.contains("login")
+            let isFirstDefault = alias == SecretServiceNames.defaultAlias && !existing.contains(SecretServiceNames.loginCollection)
             do {
                 let (id, _) = try await store.createCollection(label: label, alias: alias, password: password,
-                                                               preferredID: isFirstDefault ? "login" : nil)
+                                                               preferredID: isFirstDefault ? SecretServiceNames.loginCollection : nil)
                 return .objectPath(Paths.collection(id))
             } catch {
                 logger.error("the collection could not be created", metadata: ["error": "\(error)"])

@@ -28,7 +28,7 @@ public enum LoginOutcome: UInt8, Sendable, Equatable, CaseIterable {
 /// requests on the login channel use the same rules.
 public struct LoginKeyring: Sendable {
     /// The collection the login password protects (the name gnome-keyring and oo7 use).
-    public static let collectionID = "login"
+    public static let collectionID = SecretServiceNames.loginCollection
 
     let store: SecretStore
     let logger: Logger

@@ -62,7 +62,9 @@ struct UnlockKeychain: CofferCommand {
         commandName: "unlock-keychain", abstract: "Unlock a keychain (default: the default one).",
         discussion: "The password is read at a prompt that does not echo, or as the first line of stdin, and "
             + "checked by the provider (a wrong one exits with status 51). With -u the provider asks for it in its "
-            + "own dialogue instead; providers without the master-password interface always do.")
+            + "own dialogue instead; providers without the master-password interface always do. In a fresh account "
+            + "(no default keychain) it makes 'login' the default: an existing 'login' is unlocked, otherwise it is "
+            + "created with the password given (asked twice at a terminal).")
 
     @Flag(name: .customShort("u"), help: "Let the provider prompt for the password.")
     var providerPrompt = false
@@ -75,6 +77,12 @@ struct UnlockKeychain: CofferCommand {
 
     func execute() async throws {
         try await ProviderConnection.with { service in
+            if keychain == nil, try await service.defaultCollectionPath() == nil,
+               let created = try await FirstKeychain(providerPrompt: providerPrompt, password: password)
+                .makeDefault(service) {
+                if output.json { try JSONOutput.print(["created": created.rawValue, "unlocked": created.rawValue]) }
+                return
+            }
             let path = try await service.collectionOrDefault(keychain)
             if providerPrompt {
                 try await promptedUnlock(path, service)

@@ -5,6 +5,7 @@ import DBusWire
 import KeyringFiles
 import SecretCrypto
 import SecretServiceClient
+import SecretServiceProtocol
 
 enum TakeoverImport {
     /// Imports every keyring into the running cofferd and records the files imported.
@@ -50,9 +51,9 @@ enum TakeoverImport {
     private static func prepareLogin(_ client: SecretService, password: SecretBytes, settingDefault: Bool = true)
         async throws -> ObjectPath {
         let path: ObjectPath
-        if let existing = try await client.readAlias("login") {
+        if let existing = try await client.readAlias(SecretServiceNames.loginCollection) {
             path = existing
-        } else if let byID = try await client.collections().first(where: { CollectionReference(path: $0).id == "login" }) {
+        } else if let byID = try await client.collections().first(where: { CollectionReference(path: $0).id == SecretServiceNames.loginCollection }) {
             path = byID
         } else {
             throw CofferError(.noSuchKeychain, "cofferd has no login collection; start it once with "
