@@ -27,8 +27,9 @@ public struct KeychainConfiguration: Sendable, Hashable {
     public var mirrorsUsername: Bool
     /// Whether a `plain` transfer session is acceptable when the provider refuses Diffie-Hellman.
     public var allowsPlainSession: Bool
-    /// Where the cross-process write lock lives; `nil` means `$XDG_RUNTIME_DIR`. It must be a directory (not a
-    /// symlink) owned by the user and closed to group and others; without one, writes fail with
+    /// Where the cross-process write lock lives; `nil` means `$XDG_RUNTIME_DIR`, or `coffer` in the user's cache
+    /// directory (`$XDG_CACHE_HOME` or `~/.cache`) when there is no private runtime directory. It must be a
+    /// directory (not a symlink) owned by the user and closed to group and others; without one, writes fail with
     /// `errSecNotAvailable`.
     public var lockDirectory: String?
     /// Whether searches that find none of this library's items fall back to items other programs wrote

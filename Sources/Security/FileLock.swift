@@ -16,10 +16,10 @@ import CofferKeychainConfiguration
 /// threads of this process as well as other processes. It is taken on the caller's thread (which blocks anyway)
 /// rather than on the operation thread, so a writer waiting for another process never stalls readers.
 ///
-/// The directory is ``KeychainConfiguration/lockDirectory``, else `$XDG_RUNTIME_DIR`; it must be the user's own
-/// with no access for anyone else. A lock in a place other users can write would let them hold it forever (every
-/// write hangs) or swap the file (the lock excludes nothing), so without such a directory there is no lock and
-/// writes fail.
+/// The directory is ``KeychainConfiguration/lockDirectory``, else `$XDG_RUNTIME_DIR`, else the user's cache
+/// directory (``lockDirectory(for:environment:)``); it must be the user's own with no access for anyone else. A
+/// lock in a place other users can write would let them hold it forever (every write hangs) or swap the file (the
+/// lock excludes nothing), so without such a directory there is no lock and writes fail.
 struct FileLock: ~Copyable {
     private let descriptor: Int32
 
@@ -70,13 +70,8 @@ struct FileLock: ~Copyable {
     /// Opens (creating it if needed) the lock file for `configuration`'s bus in a private directory.
     private static func openLockFile(for configuration: KeychainConfiguration, environment: [String: String])
         throws(KeychainFailure) -> Int32 {
-        let runtime = environment["XDG_RUNTIME_DIR"].flatMap { $0.isEmpty ? nil : $0 }
-        guard let path = configuration.lockDirectory ?? runtime else { throw KeychainFailure(errSecNotAvailable) }
-        let directory = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        guard directory >= 0 else { throw KeychainFailure(errSecNotAvailable) }
+        let directory = try lockDirectory(for: configuration, environment: environment)
         defer { close(directory) }
-        // Checked on the open descriptor, so what was checked is what the file is created in.
-        guard isPrivate(directory, type: S_IFDIR) else { throw KeychainFailure(errSecNotAvailable) }
         let name = "coffer-keychain-\(getuid())-\(fnv1a(configuration.busKey)).lock"
         let descriptor = openat(directory, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw KeychainFailure(errSecNotAvailable) }
@@ -85,6 +80,50 @@ struct FileLock: ~Copyable {
             throw KeychainFailure(errSecNotAvailable)
         }
         return descriptor
+    }
+
+    /// The directory the lock file goes in, open, checked private on the descriptor (so what was checked is what
+    /// the file is created in).
+    ///
+    /// The configured directory is used or refused as it is. Otherwise `$XDG_RUNTIME_DIR` when it is set and
+    /// private, else `coffer` in the user's cache directory (`$XDG_CACHE_HOME`, else `~/.cache`), made with mode
+    /// 0700 when missing: containers, `su` and cron jobs often have no runtime directory, and a write must not
+    /// fail there while the home directory offers a place only the user can reach. A shared place (`/tmp`) is never
+    /// used: anyone could hold or replace the lock there.
+    private static func lockDirectory(for configuration: KeychainConfiguration, environment: [String: String])
+        throws(KeychainFailure) -> Int32 {
+        if let configured = configuration.lockDirectory { return try openPrivateDirectory(configured) }
+        if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/"),
+           let directory = try? openPrivateDirectory(runtime) {
+            return directory
+        }
+        guard let cache = cacheDirectory(environment) else { throw KeychainFailure(errSecNotAvailable) }
+        // Only the last component is made here, private from the start; the parents are the user's business.
+        _ = mkdir(cache, 0o700)
+        return try openPrivateDirectory(cache)
+    }
+
+    /// `$XDG_CACHE_HOME/coffer`, else `.cache/coffer` in `$HOME` or the password database's home directory
+    /// (creating `.cache` when the home has none).
+    private static func cacheDirectory(_ environment: [String: String]) -> String? {
+        if let cache = environment["XDG_CACHE_HOME"], cache.hasPrefix("/") { return cache + "/coffer" }
+        var home = environment["HOME"]
+        if home?.hasPrefix("/") != true, let entry = getpwuid(getuid()), let directory = entry.pointee.pw_dir {
+            home = String(cString: directory)
+        }
+        guard let home, home.hasPrefix("/") else { return nil }
+        _ = mkdir(home + "/.cache", 0o700)
+        return home + "/.cache/coffer"
+    }
+
+    private static func openPrivateDirectory(_ path: String) throws(KeychainFailure) -> Int32 {
+        let directory = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard directory >= 0 else { throw KeychainFailure(errSecNotAvailable) }
+        guard isPrivate(directory, type: S_IFDIR) else {
+            close(directory)
+            throw KeychainFailure(errSecNotAvailable)
+        }
+        return directory
     }
 
     /// Takes the exclusive lock, retrying after signals; without `waiting`, fails with `EWOULDBLOCK` in `errno`

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// The cross-process write lock lives only in a directory that is the user's own; anywhere else, writes fail.
+// The cross-process write lock lives only in a directory that is the user's own: the runtime directory, else the
+// user's cache directory; anywhere else, writes fail.
 
 import Foundation
 import Glibc
@@ -72,25 +73,64 @@ extension KeychainSuites {
             }
         }
 
-        @Test("without XDG_RUNTIME_DIR and a lock directory, writes fail rather than lock in a shared place")
+        /// Runs the race helper (two adds) with no `XDG_RUNTIME_DIR` and `home` as `HOME`; returns its lines.
+        static func addsWithoutRuntimeDirectory(on bus: TestBus, home: URL, runtime: String? = nil) async throws
+            -> [String] {
+            var environment = ProcessInfo.processInfo.environment
+            environment["XDG_RUNTIME_DIR"] = runtime
+            environment["XDG_CACHE_HOME"] = nil
+            environment["HOME"] = home.path
+            let helper = try HelperProcess(try ConcurrencyTests.helperURL(), [bus.address, "", testGroup, "2"],
+                                           environment: environment)
+            try await helper.waitUntilReady()
+            helper.start()
+            let output = await helper.finish()
+            try #require(output.status == 0, "\(output.stderr)")
+            return output.lines
+        }
+
+        /// The lock files in the shared temporary directory.
+        static func sharedLocks() -> Set<String> {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory())) ?? []
+            return Set(names.filter { $0.hasPrefix("coffer-keychain-") })
+        }
+
+        @Test("without XDG_RUNTIME_DIR, or with one open to others, the lock goes to ~/.cache/coffer, made private")
         func noRuntimeDirectory() async throws {
             try await withKeychain { bus, _, _ in
-                let shared = FileManager.default.temporaryDirectory.path
-                func sharedLocks() -> Set<String> {
-                    let names = (try? FileManager.default.contentsOfDirectory(atPath: shared)) ?? []
-                    return Set(names.filter { $0.hasPrefix("coffer-keychain-") })
-                }
-                let before = sharedLocks()
-                var environment = ProcessInfo.processInfo.environment
-                environment["XDG_RUNTIME_DIR"] = nil
-                let helper = try HelperProcess(try ConcurrencyTests.helperURL(), [bus.address, "", testGroup, "2"],
-                                               environment: environment)
-                try await helper.waitUntilReady()
-                helper.start()
-                let output = await helper.finish()
-                try #require(output.status == 0, "\(output.stderr)")
-                #expect(output.lines == ["race-0 \(errSecNotAvailable)", "race-1 \(errSecNotAvailable)"])
-                #expect(sharedLocks() == before)
+                let before = Self.sharedLocks()
+                let home = try Self.directory("lock-home", in: bus, mode: 0o755)
+                let lines = try await Self.addsWithoutRuntimeDirectory(on: bus, home: home)
+                #expect(lines == ["race-0 \(errSecSuccess)", "race-1 \(errSecSuccess)"])
+                let cache = home.appendingPathComponent(".cache/coffer")
+                var status = stat()
+                try #require(stat(cache.path, &status) == 0, "no \(cache.path)")
+                #expect(status.st_mode & 0o7777 == 0o700)
+                let names = try FileManager.default.contentsOfDirectory(atPath: cache.path)
+                #expect(names.count == 1 && names[0].hasPrefix("coffer-keychain-") && names[0].hasSuffix(".lock"))
+                #expect(Self.sharedLocks() == before)
+                #expect(readGenericPassword(service: "race", account: "race-1").0 == errSecSuccess)
+
+                // A runtime directory open to others is passed over for the same private place.
+                let open = try Self.directory("open-runtime", in: bus, mode: 0o755)
+                let race = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "race"]
+                #expect(SecItemDelete(race as CFDictionary) == errSecSuccess)
+                let again = try await Self.addsWithoutRuntimeDirectory(on: bus, home: home, runtime: open.path)
+                #expect(again == ["race-0 \(errSecSuccess)", "race-1 \(errSecSuccess)"])
+                #expect(try FileManager.default.contentsOfDirectory(atPath: open.path).isEmpty)
+            }
+        }
+
+        @Test("a cache directory open to others is refused too, and nothing is written")
+        func openCacheDirectory() async throws {
+            try await withKeychain { bus, _, _ in
+                let home = try Self.directory("lock-home", in: bus, mode: 0o755)
+                let cache = home.appendingPathComponent(".cache/coffer")
+                try FileManager.default.createDirectory(at: cache, withIntermediateDirectories: true)
+                try #require(chmod(cache.path, 0o755) == 0)
+                let lines = try await Self.addsWithoutRuntimeDirectory(on: bus, home: home)
+                #expect(lines == ["race-0 \(errSecNotAvailable)", "race-1 \(errSecNotAvailable)"])
+                #expect(try FileManager.default.contentsOfDirectory(atPath: cache.path).isEmpty)
                 #expect(readGenericPassword(service: "race", account: "race-0").0 == errSecItemNotFound)
             }
         }
