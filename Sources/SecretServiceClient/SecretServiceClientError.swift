@@ -16,6 +16,9 @@ public enum SecretServiceClientError: Error, Hashable, Sendable, CustomStringCon
     case transport(String)
     /// The user dismissed a prompt the operation needed.
     case dismissed
+    /// The provider could not show a prompt the operation needed (its `Prompt()` failed: no display, no terminal,
+    /// no pinentry); the text is the provider's reason, which says what to do instead.
+    case promptNotShown(String)
     /// The provider answered with a value of the wrong type or shape; the text names what was expected.
     case unexpectedReply(String)
     /// The provider does not support the requested session algorithm and falling back was not allowed.
@@ -28,6 +31,7 @@ public enum SecretServiceClientError: Error, Hashable, Sendable, CustomStringCon
         case .providerVanished: "The Secret Service provider left the bus."
         case .transport(let detail): "D-Bus transport failure: \(detail)"
         case .dismissed: "The prompt was dismissed."
+        case .promptNotShown(let reason): "The provider could not show its prompt: \(reason)"
         case .unexpectedReply(let detail): "The Secret Service provider sent an unexpected reply: \(detail)"
         case .algorithmNotSupported(let name): "The provider does not support the session algorithm '\(name)'."
         }

@@ -108,6 +108,7 @@ final class ProviderRegistry: Sendable {
             switch error {
             case .noProvider, .providerVanished, .transport: return KeychainFailure(errSecNotAvailable)
             case .dismissed: return KeychainFailure(errSecUserCanceled)
+            case .promptNotShown: return KeychainFailure(errSecInteractionNotAllowed)
             case .algorithmNotSupported: return KeychainFailure(errSecUnimplemented)
             case .unexpectedReply: return KeychainFailure(errSecInternalComponent)
             }

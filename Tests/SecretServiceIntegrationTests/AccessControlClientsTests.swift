@@ -58,4 +58,38 @@ struct AccessControlClientsTests {
             #expect(daemon.pinentryCommands.count { $0 == "CONFIRM" } == 3, "\(daemon.pinentryCommands)")
         }
     }
+
+    @Test("with no display, clients asking for another program's item are told to run a prompt agent, in one line")
+    func consentWithNoDisplay() async throws {
+        try await TestBus.withPrivateBus { bus in
+            var options = DaemonHarness.SubprocessOptions(environment: ["DISPLAY": ""])
+            options.accessControl = "ask"
+            let daemon = try await DaemonHarness.start(on: bus, options: options)
+            let env = ClientEnvironment(bus: bus)
+            let stored = try await env.run("/usr/bin/python3", [try Self.write(Self.storer, named: "owner", in: bus)])
+            stored.expectSuccess("store")
+            let lookup = try await env.secretTool(["lookup", "service", "mail.example", "username", "ada"])
+            #expect(lookup.status != 0 && lookup.text.isEmpty)
+            #expect(lookup.stderr.contains(PinentryText.consent), "secret-tool said: \(lookup.stderr)")
+
+            // coffer's secret-tool verbs report the provider's reason; its security(1) verbs add it to Apple's text.
+            let coffer = CofferCLI(bus: bus)
+            let cofferLookup = try await coffer.run(["lookup", "service", "mail.example", "username", "ada"])
+            #expect(cofferLookup.status == 128, "\(cofferLookup.stderr)")
+            #expect(cofferLookup.stderr == "coffer: \(PinentryText.consent)\n")
+            let find = try await coffer.run(["find-generic-password", "--include-foreign", "-s", "mail.example",
+                                             "-a", "ada", "-w"])
+            #expect(find.status == 36, "\(find.stderr)")
+            #expect(find.stderr == "coffer: SecKeychainSearchCopyNext: User interaction is not allowed. "
+                    + "(\(PinentryText.consent))\n")
+            #expect(daemon.pinentryCommands.isEmpty, "a pinentry ran with nobody to see it")
+            #expect(await daemon.stop() == .exited(0), "log:\n\(daemon.log())")
+        }
+    }
+
+    /// The reason cofferd gives (docs/PROMPTS.md), spelled out here so a change of it is a visible change.
+    enum PinentryText {
+        static let consent = "cannot ask whether to allow this application: no display or terminal; "
+            + "run `coffer prompt-agent` in a terminal, then try again"
+    }
 }

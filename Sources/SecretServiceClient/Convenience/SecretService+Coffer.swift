@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Questions only cofferd answers (its io.coffer.Daemon interface); other providers answer none of them.
 
-public import DBusWire
+import DBusWire
 import DBusTransport
 import SecretServiceProtocol
 

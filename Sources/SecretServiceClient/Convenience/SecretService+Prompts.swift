@@ -44,6 +44,10 @@ extension SecretService {
         } catch is CancellationError {
             try? await prompt.dismissWithoutReply()
             throw CancellationError()
+        } catch SecretServiceError.failed(let reason) {
+            // A provider that cannot ask anyone says why in the error (cofferd: no display or terminal, and what to
+            // run instead); the operation then fails with that reason rather than as a provider failure.
+            throw SecretServiceClientError.promptNotShown(reason)
         }
         var signals = subscription.makeAsyncIterator()
         while let signal = await signals.next() {  // `nil` when the connection closes or the task is cancelled

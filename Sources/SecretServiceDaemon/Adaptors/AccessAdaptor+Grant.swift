@@ -35,7 +35,7 @@ extension AccessAdaptor {
                                    itemLabels: labels, collectionLabel: collectionInfo.label)
         let context = context
         let caller = call.caller
-        let work = PromptWork(emptyResult: .objectPaths([])) { windowID in
+        let work = PromptWork(emptyResult: .objectPaths([]), question: .consent) { windowID in
             let approved = await context.prompter.approve(PromptRequest(kind: .grant(request), windowID: windowID,
                                                                         caller: caller))
             guard approved, !Task.isCancelled else {

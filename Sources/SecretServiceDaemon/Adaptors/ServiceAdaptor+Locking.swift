@@ -15,6 +15,7 @@ extension ServiceAdaptor {
     func unlock(_ objects: [ObjectPath], caller: BusName) async throws(SecretServiceError) -> HandlerResult {
         var unlocked: [ObjectPath] = []
         var pending: [(path: ObjectPath, collection: String, item: String?)] = []
+        var needsPassword = false
         for path in objects {
             guard let collection = await owningCollection(of: path),
                   let info = try? await context.store.collectionInfo(collection, countingItemTimes: false)
@@ -22,6 +23,7 @@ extension ServiceAdaptor {
             let item = await context.itemAddress(for: path)?.item
             if info.isLocked {
                 pending.append((path, collection, item))
+                needsPassword = true
             } else if let item, await !context.access.permits(caller, collection: collection, item: item) {
                 pending.append((path, collection, item))
             } else {
@@ -32,7 +34,8 @@ extension ServiceAdaptor {
 
         let requested = pending
         let context = context
-        let work = PromptWork(emptyResult: .objectPaths([])) { windowID in
+        let work = PromptWork(emptyResult: .objectPaths([]), question: needsPassword ? .password : .consent) {
+            windowID in
             var unlocked = Set<String>()
             for (_, collection, _) in requested where !unlocked.contains(collection) {
                 let done = await context.unlocks.unlock(collection) {

@@ -86,6 +86,10 @@ public struct PinentryPrompter: PasswordPrompter {
     /// What a client is told when no pinentry could be seen by anyone.
     public static let noDisplayOrTerminal =
         "cannot ask for the password: no display or terminal; run `coffer unlock-keychain` or `coffer prompt-agent`"
+    /// ``noDisplayOrTerminal`` for a question whether an application may use another's items.
+    public static let noDisplayForConsent =
+        "cannot ask whether to allow this application: no display or terminal; run `coffer prompt-agent` in a " +
+        "terminal, then try again"
 
     /// A pinentry can be shown on a display (`DISPLAY` or `WAYLAND_DISPLAY` in its environment) or on a terminal
     /// (``Configuration/ttyName``), and only if the program exists; otherwise it would fail, or hang until the

@@ -36,7 +36,7 @@ struct PromptAgent: CofferCommand {
         for await message in connection.messages {
             switch message.kind {
             case .methodCall:
-                try? await connection.send(answer(message, session: session))
+                _ = try? await connection.send(answer(message, session: session))
             case .signal where message.member == "NameOwnerChanged":
                 // A new cofferd knows nothing of us: register again, with a fresh session.
                 guard message.body.count == 3, let owner = message.body[2].string, !owner.isEmpty else { continue }

@@ -33,6 +33,7 @@ struct PasswordItemStore {
     func add(_ itemClass: CFString, attributes: [String: Any], primaryKey: [String: Any], data: Data, update: Bool)
         async throws {
         let configuration = KeychainConfiguration(accessGroup: accessGroup)
+        let start = Date()
         var query = attributes
         query[kSecClass as String] = itemClass
         query[kSecValueData as String] = data
@@ -43,15 +44,15 @@ struct PasswordItemStore {
             match[kSecAttrAccessGroup as String] = accessGroup
             var changes = attributes
             changes[kSecValueData as String] = data
-            try KeychainStatusError.check(KeychainConfiguration.withConfiguration(configuration) {
+            try await KeychainStatusError.check(KeychainConfiguration.withConfiguration(configuration) {
                 SecItemUpdate(match as CFDictionary, changes as CFDictionary)
-            }, "SecKeychainItemModifyContent")
+            }, "SecKeychainItemModifyContent", since: start)
             return
         }
         // The Keychain library says only "not available" for a missing bus or provider; ask the client which, so this
         // verb reports it in the same words as every other.
         if status == errSecNotAvailable { try await ProviderConnection.requireProvider() }
-        try KeychainStatusError.check(status, "SecKeychainItemCreateFromContent")
+        try await KeychainStatusError.check(status, "SecKeychainItemCreateFromContent", since: start)
     }
 
     /// Finds matching items in every access group.
@@ -74,10 +75,11 @@ struct PasswordItemStore {
         query[kSecReturnData as String] = withData
         query[kSecMatchLimit as String] = all ? kSecMatchLimitAll : kSecMatchLimitOne
         var result: CFTypeRef?
+        let start = Date()
         let status = KeychainConfiguration.withConfiguration(configuration) {
             SecItemCopyMatching(query as CFDictionary, &result)
         }
-        try KeychainStatusError.check(status, "SecKeychainSearchCopyNext")
+        try await KeychainStatusError.check(status, "SecKeychainSearchCopyNext", since: start)
         let dictionaries: [[String: Any]] = if all { result as? [[String: Any]] ?? [] } else {
             (result as? [String: Any]).map { [$0] } ?? []
         }
@@ -101,9 +103,10 @@ struct PasswordItemStore {
             if let value = item.attributes[key] { match[key] = value }
         }
         let configuration = KeychainConfiguration(accessGroup: accessGroup)
-        try KeychainStatusError.check(KeychainConfiguration.withConfiguration(configuration) {
+        let start = Date()
+        try await KeychainStatusError.check(KeychainConfiguration.withConfiguration(configuration) {
             SecItemDelete(match as CFDictionary)
-        }, "SecKeychainItemDelete")
+        }, "SecKeychainItemDelete", since: start)
         return item
     }
 

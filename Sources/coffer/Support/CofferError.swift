@@ -85,6 +85,7 @@ enum FailureReport {
         switch error {
         case .noProvider: describe(CofferError.noProvider)
         case .dismissed: (.cancelled, "the prompt was dismissed")
+        case .promptNotShown(let reason): (.cancelled, oneLine(reason))
         case .transport(let detail) where Self.meansNoBus(detail): describe(CofferError.noBus(detail))
         default: (.failure, oneLine(error.description))
         }
@@ -126,10 +127,12 @@ struct KeychainStatusError: Error, Sendable {
     let status: OSStatus
     /// The security(1) operation name printed before the text, for example `SecKeychainSearchCopyNext`.
     let operation: String
+    /// What the provider said about it, when the status alone hides the cause (a prompt it could not show).
+    var detail: String?
 
     var message: String {
         let text = SecCopyErrorMessageString(status, nil).map { String(describing: $0) } ?? "OSStatus \(status)"
-        return "\(operation): \(text)"
+        return "\(operation): \(text)" + (detail.map { " (\(FailureReport.oneLine($0)))" } ?? "")
     }
 
     var exitStatus: ExitStatus {
