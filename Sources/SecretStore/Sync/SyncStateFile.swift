@@ -27,6 +27,8 @@ struct SyncStateFile {
     static let version: UInt16 = 1
     static let directoryName = "sync"
     static let suffix = ".state"
+    /// Appended to the state's path for the state prepared for a re-key of the local collection.
+    static let nextSuffix = ".next"
 
     var syncFolder: SyncFolder { SyncFolder(root: folder, collection: collection) }
 
@@ -46,12 +48,6 @@ struct SyncStateFile {
     func masterKey(localMaster: SecretBytes, localID: String) throws -> SecretBytes {
         try AES256GCM.open(sealedMasterKey, key: try Self.stateKey(localMaster, localID: localID), nonce: nonce,
                            associatedData: associatedData(localID: localID))
-    }
-
-    /// This state with the master key sealed again under a new local master key (after a re-key).
-    func resealed(localMaster old: SecretBytes, to new: SecretBytes, localID: String) throws -> SyncStateFile {
-        try Self.make(collection: collection, device: device, folder: folder,
-                      masterKey: try masterKey(localMaster: old, localID: localID), localMaster: new, localID: localID)
     }
 
     private static func stateKey(_ localMaster: SecretBytes, localID: String) throws -> SecretBytes {
