@@ -84,7 +84,6 @@ struct SyncRekeyCrashTests {
                 let stateAfter = try Data(contentsOf: after.appendingPathComponent("sync/login.state"))
                 try #require(stateBefore != stateAfter, "the password change re-keyed the collection")
 
-                print("rekey crash: states \(stateBefore.count) and \(stateAfter.count) bytes")
                 for (round, point) in Self.crashPoints.enumerated() {
                     print("rekey crash: \(point)")
                     let comment = Comment(rawValue: "crash \(point)")
