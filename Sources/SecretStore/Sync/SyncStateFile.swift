@@ -7,7 +7,9 @@ import SecretCrypto
 /// `<data directory>/sync/<collection>.state`: which synchronized collection a local collection is, this machine's
 /// device id in it, the folder, and the synchronized collection's master key sealed under a key derived from the
 /// local collection's master key (so it opens only while the collection is unlocked, and a copy of the data
-/// directory without the collection's password reveals nothing). Replaced atomically; read at every unlock.
+/// directory without the collection's password reveals nothing). Replaced atomically; read at every unlock. A re-key
+/// writes the state for the new local master key to `<collection>.state.next` first (same format; see
+/// ``SecretStore/openSyncState(of:localMaster:)``).
 ///
 /// ```
 /// state := magic "COFFSYST" (8) | version u16 = 1 | sync collection id (16) | device id (16) | folder string
