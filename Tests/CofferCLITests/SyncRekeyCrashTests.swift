@@ -32,7 +32,7 @@ struct SyncRekeyCrashTests {
     static let crashPoints = [
         CrashPoint(description: "while the state for the new keys is written", replaced: false, stateAfter: false,
                    next: { $0.prefix($0.count / 2) }, newFileBeside: false),
-        CrashPoint(description: "after the state for the new keys is written, before the new collection file is in place",
+        CrashPoint(description: "after the state for the new keys is written, before the new collection file is",
                    replaced: false, stateAfter: false, next: { $0 }, newFileBeside: true),
         CrashPoint(description: "after the new collection file is in place, before the state for the new keys is",
                    replaced: true, stateAfter: false, next: { $0 }, newFileBeside: false),
@@ -69,7 +69,8 @@ struct SyncRekeyCrashTests {
 
                 // The files before the change, and after a change that ran to its end.
                 #expect(await daemon.stop() == .exited(0), "log:\n\(daemon.log())")
-                let before = snapshots.appendingPathComponent("before"), after = snapshots.appendingPathComponent("after")
+                let before = snapshots.appendingPathComponent("before")
+                let after = snapshots.appendingPathComponent("after")
                 let folderBefore = snapshots.appendingPathComponent("folder")
                 try Self.copy(data, to: before)
                 try Self.copy(URL(fileURLWithPath: folder), to: folderBefore)
@@ -79,7 +80,7 @@ struct SyncRekeyCrashTests {
                 #expect(changed.status == 0, "\(changed.stderr)")
                 #expect(await daemon.stop() == .exited(0), "log:\n\(daemon.log())")
                 try Self.copy(data, to: after)
-                #expect(!FileManager.default.fileExists(atPath: next.path), "a finished re-key leaves no prepared state")
+                #expect(!FileManager.default.fileExists(atPath: next.path), "a re-key leaves no prepared state")
                 let stateBefore = try Data(contentsOf: before.appendingPathComponent("sync/login.state"))
                 let stateAfter = try Data(contentsOf: after.appendingPathComponent("sync/login.state"))
                 try #require(stateBefore != stateAfter, "the password change re-keyed the collection")
@@ -115,8 +116,8 @@ struct SyncRekeyCrashTests {
                     #expect(!FileManager.default.fileExists(atPath: next.path), comment)
 
                     // Another device's change arrives and is merged.
-                    let other = try SyncKillTests.deliverBatch(
-                        1, into: place, keys: keys, staging: bus.directory.appendingPathComponent("staging\(round)").path)
+                    let staging = bus.directory.appendingPathComponent("staging\(round)").path
+                    let other = try SyncKillTests.deliverBatch(1, into: place, keys: keys, staging: staging)
                     try await daemon.waitForLog(containing: "sync.device=\(other) sync.through=1", limit: .seconds(20))
                     let merged = try await clients.secretTool(["lookup", "service", "batch", "n", "0"])
                     #expect(String(decoding: merged.stdout, as: UTF8.self) == "s0", comment)

@@ -83,7 +83,7 @@ extension SecretStore {
         case .notSynchronized:
             return
         case .sealedUnderAnotherKey(let error):
-            logger.error("the sync state does not open with the collection's keys; the collection must leave and be synchronized anew",
+            logger.error("the sync state does not open with the collection's keys; it has to leave and sync anew",
                          metadata: ["secret.collection": "\(id)", "error": "\(error)"])
             return
         case .opened(let state, let masterKey):
