@@ -37,7 +37,7 @@ struct SyncStateRekeyTests {
         #expect(reader.itemsByLabel["after"] == "s2")
     }
 
-    @Test("a state that opens with no key the collection holds is not replaced by a prepared state that does not open either; changes are refused, and leaving removes both")
+    @Test("a state that opens with no key the collection holds is not replaced by a prepared state that does not open either; changes are refused, a password change goes ahead, and leaving removes both")
     func unopenableStateStaysRefused() async throws {
         let dir = try ScratchDirectory()
         let (first, folder) = try await SyncJournalWriteTests.setUp(dir)
@@ -59,6 +59,10 @@ struct SyncStateRekeyTests {
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: Self.statePath(dir))) == work)
         #expect(try Data(contentsOf: URL(fileURLWithPath: next)) == work)
+
+        // Such a state cannot be carried over, and it does not hold the password hostage.
+        #expect(try await store.passwordChange(of: "login", from: password("pw"), to: password("pw2")) == .rekeyed)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: Self.statePath(dir))) == work)
 
         _ = try await store.leaveSync(of: "login")
         #expect(!FileManager.default.fileExists(atPath: Self.statePath(dir)))

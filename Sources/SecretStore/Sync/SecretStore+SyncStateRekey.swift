@@ -32,7 +32,8 @@ extension SecretStore {
     /// - a `.state` that does not open while the `.state.next` does means the new file is in place: the `.state.next`
     ///   takes its place, as the re-key would have done.
     /// A `.state.next` without a `.state` (a crash while leaving) means nothing and is removed.
-    /// - Throws: `failed` when a file cannot be read or decoded.
+    /// - Throws: `failed` when the state cannot be read or decoded, or fails to open for another reason than a key
+    ///   it is not sealed under.
     func openSyncState(of id: String, localMaster: SecretBytes) throws(SecretServiceError) -> SyncStateOpening {
         guard let path = syncStatePath(of: id), let nextPath = syncStateNextPath(of: id), let directory = syncDirectory
         else { return .notSynchronized }
@@ -45,8 +46,11 @@ extension SecretStore {
             let masterKey = try current.masterKey(localMaster: localMaster, localID: id)
             removeStaleSyncState(nextPath, of: id)
             return .opened(current, masterKey: masterKey)
-        } catch {
+        } catch let error as CryptoError where error == .authenticationFailed {
             failure = error
+        } catch {
+            // Out of secure memory, say: no proof that the state is sealed under another key.
+            throw .failed("the collection's sync state cannot be opened now: \(error)")
         }
         // A `.state.next` that cannot be read is no proof of anything: the state stays as it is.
         guard let next = try? readSyncState(at: nextPath), next.collection == current.collection,
