@@ -116,10 +116,19 @@ extension SecretStore {
         } catch {
             throw .failed("the new keys could not be made: \(error)")
         }
-        try replaceFile(of: state, keys: keys, resealing: rekey, slots: slots.sorted { $0.id < $1.id })
         if rekey {
-            resealSyncState(of: state.id, from: current.master, to: keys.master)
+            // Before the new file can be in place, a sync state that opens with it is (see openSyncState).
+            try prepareSyncStateRekey(of: state.id, from: current.master, to: keys.master)
+            do {
+                try replaceFile(of: state, keys: keys, resealing: true, slots: slots.sorted { $0.id < $1.id })
+            } catch {
+                settleSyncStateRekey(of: state.id)  // the file may be the old one or the new one
+                throw error
+            }
+            settleSyncStateRekey(of: state.id)
             announceAccessLogKeyChange(of: state.id, from: current.master, to: keys.master)
+        } else {
+            try replaceFile(of: state, keys: keys, resealing: false, slots: slots.sorted { $0.id < $1.id })
         }
         heldSlotKeys[state.id] = nil
         for (planned, slot) in zip(plan, slots) { hold(planned.kek.map { SlotKey(slot: slot, kek: $0) }, of: state.id) }

@@ -112,16 +112,7 @@ enum POSIXFile {
     /// old file is still in place; that one means the new file is in place but its rename may not be durable yet.
     static func replace(_ path: String, with bytes: [UInt8], directory: String) throws {
         let temporary = path + temporarySuffix
-        let fd = try createExclusively(temporary)
-        do {
-            try writeAll(fd, bytes, path: temporary)
-            try sync(fd, path: temporary)
-            close(fd)
-        } catch {
-            close(fd)
-            unlink(temporary)
-            throw error
-        }
+        try writeSynced(temporary, bytes)
         guard rename(temporary, path) == 0 else {
             let code = errno
             unlink(temporary)
@@ -131,6 +122,21 @@ enum POSIXFile {
             try syncDirectory(directory)
         } catch {
             throw DirectorySyncError(underlying: "\(error)")
+        }
+    }
+
+    /// Creates `path` (see ``createExclusively(_:)``) holding `bytes`, synced; on failure nothing is left there. The
+    /// caller syncs the directory once the name must be durable too.
+    static func writeSynced(_ path: String, _ bytes: [UInt8]) throws {
+        let fd = try createExclusively(path)
+        do {
+            try writeAll(fd, bytes, path: path)
+            try sync(fd, path: path)
+            close(fd)
+        } catch {
+            close(fd)
+            unlink(path)
+            throw error
         }
     }
 

@@ -21,6 +21,10 @@ extension SecretStore {
 
     func readSyncState(of id: String) throws(SecretServiceError) -> SyncStateFile? {
         guard let path = syncStatePath(of: id) else { return nil }
+        return try readSyncState(at: path)
+    }
+
+    func readSyncState(at path: String) throws(SecretServiceError) -> SyncStateFile? {
         do {
             guard let bytes = try POSIXFile.read(path, limit: 1 << 16) else { return nil }
             return try SyncStateFile.decode(bytes)
@@ -39,12 +43,21 @@ extension SecretStore {
     func syncLink(for id: String) async throws(SecretServiceError) -> SyncLink? {
         if let link = syncLinks[id] { return link }
         let state = try unlockedState(of: id)
-        guard let keys = state.keys, var stateFile = try readSyncState(of: id) else { return nil }
+        guard let keys = state.keys else { return nil }
+        var stateFile: SyncStateFile
+        let masterKey: SecretBytes
+        switch try openSyncState(of: id, localMaster: keys.master) {
+        case .notSynchronized:
+            return nil
+        case .sealedUnderAnotherKey(let error):
+            throw .failed("the collection's sync state does not open with its keys: \(error)")
+        case .opened(let opened, let key):
+            (stateFile, masterKey) = (opened, key)
+        }
         let link: SyncLink
         var descriptors: [Int32] = []
         var pending: [PendingWrite] = []
         do {
-            let masterKey = try stateFile.masterKey(localMaster: keys.master, localID: id)
             // The folder named in the settings wins over the one recorded (the engine's folder moved); the recorded
             // one is part of what the master key is sealed with, so it is replaced only now.
             if let configured = configuredSyncFolders[id] { stateFile.folder = configured }
@@ -130,21 +143,6 @@ extension SecretStore {
             _ = try await syncLink(for: id)
         } catch {
             logger.error("the collection's sync journal could not be opened",
-                         metadata: ["secret.collection": "\(id)", "error": "\(error)"])
-        }
-    }
-
-    /// Seals the synchronized collection's master key again after a re-key replaced the local master key. Written
-    /// synchronously, as the re-keyed collection file itself is; a crash between the two leaves a state that no
-    /// longer opens (reported, and the collection has to be synchronized anew).
-    func resealSyncState(of id: String, from old: SecretBytes, to new: SecretBytes) {
-        do {
-            guard let state = try readSyncState(of: id), let path = syncStatePath(of: id), let directory = syncDirectory
-            else { return }
-            let resealed = try state.resealed(localMaster: old, to: new, localID: id)
-            try POSIXFile.replace(path, with: resealed.encode(), directory: directory)
-        } catch {
-            logger.error("the sync state could not be sealed under the new keys",
                          metadata: ["secret.collection": "\(id)", "error": "\(error)"])
         }
     }

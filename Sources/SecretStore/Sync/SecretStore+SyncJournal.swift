@@ -108,7 +108,9 @@ extension SecretStore {
     /// Forgets a deleted collection's link and state (the folder keeps the journals: other devices still read them).
     func forgetSync(of id: String) {
         syncLinks[id] = nil
-        for path in [syncStatePath(of: id), syncFollowersPath(of: id)].compactMap({ $0 }) { unlink(path) }
+        for path in [syncStatePath(of: id), syncStateNextPath(of: id), syncFollowersPath(of: id)].compactMap({ $0 }) {
+            unlink(path)
+        }
     }
 }
 

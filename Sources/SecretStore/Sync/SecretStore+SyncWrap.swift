@@ -21,11 +21,23 @@ extension SecretStore {
     /// its state does not open: logged, the change stands locally). The clock is past this device's journal and
     /// past its wrap in the folder, so a joining machine tries the new wrap before any older copy.
     func syncWrapTarget(of id: String) -> SyncWrapTarget? {
-        guard let stateFile = try? readSyncState(of: id) else { return nil }
+        guard let keys = collections[id]?.keys else { return nil }
         do {
             let link = syncLinks[id]
-            guard let keys = collections[id]?.keys else { return nil }
-            let masterKey = try link?.masterKey ?? stateFile.masterKey(localMaster: keys.master, localID: id)
+            let stateFile: SyncStateFile
+            let masterKey: SecretBytes
+            if let link {
+                (stateFile, masterKey) = (link.state, link.masterKey)
+            } else {
+                switch try openSyncState(of: id, localMaster: keys.master) {
+                case .notSynchronized:
+                    return nil
+                case .sealedUnderAnotherKey(let error):
+                    throw error
+                case .opened(let opened, let key):
+                    (stateFile, masterKey) = (opened, key)
+                }
+            }
             var folder = stateFile.syncFolder
             if let configured = configuredSyncFolders[id] {
                 folder = SyncFolder(root: configured, collection: stateFile.collection)

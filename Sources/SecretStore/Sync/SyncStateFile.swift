@@ -7,7 +7,9 @@ import SecretCrypto
 /// `<data directory>/sync/<collection>.state`: which synchronized collection a local collection is, this machine's
 /// device id in it, the folder, and the synchronized collection's master key sealed under a key derived from the
 /// local collection's master key (so it opens only while the collection is unlocked, and a copy of the data
-/// directory without the collection's password reveals nothing). Replaced atomically; read at every unlock.
+/// directory without the collection's password reveals nothing). Replaced atomically; read at every unlock. A re-key
+/// writes the state for the new local master key to `<collection>.state.next` first (same format; see
+/// ``SecretStore/openSyncState(of:localMaster:)``).
 ///
 /// ```
 /// state := magic "COFFSYST" (8) | version u16 = 1 | sync collection id (16) | device id (16) | folder string
@@ -27,6 +29,8 @@ struct SyncStateFile {
     static let version: UInt16 = 1
     static let directoryName = "sync"
     static let suffix = ".state"
+    /// Appended to the state's path for the state prepared for a re-key of the local collection.
+    static let nextSuffix = ".next"
 
     var syncFolder: SyncFolder { SyncFolder(root: folder, collection: collection) }
 
@@ -46,12 +50,6 @@ struct SyncStateFile {
     func masterKey(localMaster: SecretBytes, localID: String) throws -> SecretBytes {
         try AES256GCM.open(sealedMasterKey, key: try Self.stateKey(localMaster, localID: localID), nonce: nonce,
                            associatedData: associatedData(localID: localID))
-    }
-
-    /// This state with the master key sealed again under a new local master key (after a re-key).
-    func resealed(localMaster old: SecretBytes, to new: SecretBytes, localID: String) throws -> SyncStateFile {
-        try Self.make(collection: collection, device: device, folder: folder,
-                      masterKey: try masterKey(localMaster: old, localID: localID), localMaster: new, localID: localID)
     }
 
     private static func stateKey(_ localMaster: SecretBytes, localID: String) throws -> SecretBytes {
