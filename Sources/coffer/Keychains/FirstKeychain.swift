@@ -2,7 +2,6 @@
 // unlock-keychain in a fresh account: the default keychain is made, not reported missing.
 
 import DBusWire
-import SecretCrypto
 import SecretServiceClient
 import SecretServiceProtocol
 
@@ -34,14 +33,8 @@ struct FirstKeychain {
         if providerPrompt {
             path = try await service.createCollection(label: Self.label)
         } else {
-            let secret: SecretBytes
-            if let password {
-                SecretInput.warnAboutArgv("-p")
-                secret = try SecretBytes(copying: Array(password.utf8))
-            } else {
-                secret = try SecretInput.readNewPassword(prompt: "password for the new keychain 'login': ",
-                                                         confirmation: "retype the password for 'login': ")
-            }
+            let secret = try password.map { try SecretInput.fromArgv($0, "-p") } ?? SecretInput.readNewPassword(
+                prompt: "password for the new keychain 'login': ", confirmation: "retype the password for 'login': ")
             path = try await service.createCollection(label: Self.label, password: secret)
         }
         try await service.setAlias(SecretServiceNames.defaultAlias, to: path)

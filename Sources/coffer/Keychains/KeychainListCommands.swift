@@ -99,10 +99,7 @@ struct CreateKeychain: CofferCommand {
                 if providerPrompt {
                     path = try await service.createCollection(label: label)
                 } else {
-                    let secret = try password.map { text in
-                        SecretInput.warnAboutArgv("-p")
-                        return try SecretBytes(copying: Array(text.utf8))
-                    } ?? SecretInput.readNewPassword(
+                    let secret = try password.map { try SecretInput.fromArgv($0, "-p") } ?? SecretInput.readNewPassword(
                         prompt: "password for new keychain: ", confirmation: "retype password for new keychain: ")
                     path = try await service.createCollection(label: label, password: secret)
                 }

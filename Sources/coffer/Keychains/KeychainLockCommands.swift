@@ -87,13 +87,8 @@ struct UnlockKeychain: CofferCommand {
             if providerPrompt {
                 try await promptedUnlock(path, service)
             } else {
-                let secret: SecretBytes
-                if let password {
-                    SecretInput.warnAboutArgv("-p")
-                    secret = try SecretBytes(copying: Array(password.utf8))
-                } else {
-                    secret = try SecretInput.read(prompt: "password to unlock keychain: ", piped: .firstLine)
-                }
+                let secret = try password.map { try SecretInput.fromArgv($0, "-p") }
+                    ?? SecretInput.read(prompt: "password to unlock keychain: ", piped: .firstLine)
                 do {
                     try await service.unlock(path, password: secret)
                 } catch SecretServiceError.unknownMethod, SecretServiceError.notSupported {
@@ -158,10 +153,7 @@ struct SetKeychainPassword: CofferCommand {
     }
 
     private func readPasswords() throws -> (SecretBytes, SecretBytes) {
-        func fromArgv(_ text: String, _ flag: String) throws -> SecretBytes {
-            SecretInput.warnAboutArgv(flag)
-            return try SecretBytes(copying: Array(text.utf8))
-        }
+        let fromArgv = SecretInput.fromArgv
         switch (oldPassword, newPassword) {
         case let (old?, new?):
             return (try fromArgv(old, "-o"), try fromArgv(new, "-p"))

@@ -73,6 +73,15 @@ enum SecretInput {
             + "(ps, /proc); leave the value out to be prompted, or pipe it on stdin")
     }
 
+    /// A password given on the command line, with the warning it earns, in secure memory from here on.
+    /// - Parameters:
+    ///   - text: the option's value.
+    ///   - option: the option, for example `-p`.
+    static func fromArgv(_ text: String, _ option: String) throws -> SecretBytes {
+        warnAboutArgv(option)
+        return try SecretBytes(copying: Array(text.utf8))
+    }
+
     /// Reads one line: at a no-echo prompt on a terminal, else the next line of stdin, leaving the rest for later
     /// reads (a prompt agent answers one prompt after another).
     /// - Parameter prompt: shown on stderr.
