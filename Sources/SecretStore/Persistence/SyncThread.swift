@@ -34,16 +34,19 @@ final class SyncThread: @unchecked Sendable {
 
     static let shared = SyncThread(lanes: lanes)
 
-    /// The files one caller needs durable, answered together once each is synced.
-    private final class Request {
-        var answers: [Int32]
-        var remaining: Int
-        let done: CheckedContinuation<[Int32], Never>
+    /// The files one caller needs durable, answered together once each is synced: begun by ``begin(_:)``, awaited
+    /// by ``answers(of:)``, the two in either order.
+    final class Request: @unchecked Sendable {
+        // @unchecked: every field is read and written only with the sync thread's `mutex` held, until `remaining`
+        // is 0; then nothing writes it any more.
+        fileprivate var answers: [Int32]
+        fileprivate var remaining: Int
+        /// The caller waiting for the answers, once it waits.
+        fileprivate var waiting: CheckedContinuation<[Int32], Never>?
 
-        init(count: Int, done: CheckedContinuation<[Int32], Never>) {
+        fileprivate init(count: Int) {
             answers = Array(repeating: 0, count: count)
             remaining = count
-            self.done = done
         }
     }
 
@@ -86,22 +89,42 @@ final class SyncThread: @unchecked Sendable {
     /// Syncs the files `fds` refer to, each at the latest in the next sync of it that begins, and closes each.
     /// - Returns: for each, 0 or the `errno` of its failed fsync.
     func sync(_ fds: [Int32]) async -> [Int32] {
-        guard !fds.isEmpty else { return [] }
+        await answers(of: begin(fds))
+    }
+
+    /// Queues the files `fds` refer to for syncing, as ``sync(_:)`` does, and returns at once: a change that must be
+    /// durable in several files waits for the others meanwhile, then for ``answers(of:)``, with no task of its own.
+    func begin(_ fds: [Int32]) -> Request {
+        let request = Request(count: fds.count)
+        guard !fds.isEmpty else { return request }
         // Outside the lock: the lanes only compare identities.
         let identities = fds.map { fd -> FileIdentity? in
             var info = stat()
             return fstat(fd, &info) == 0 ? FileIdentity(info) : nil
         }
-        return await withCheckedContinuation { done in
-            let request = Request(count: fds.count, done: done)
+        pthread_mutex_lock(mutex)
+        for (index, fd) in fds.enumerated() {
+            queued.append(Entry(fd: fd, identity: identities[index], request: request, index: index))
+        }
+        pthread_mutex_unlock(mutex)
+        // For several files every idle lane, so that they start together; a lane finding nothing free to take
+        // waits again.
+        if fds.count == 1 { pthread_cond_signal(condition) } else { pthread_cond_broadcast(condition) }
+        return request
+    }
+
+    /// Waits, on the caller's executor, until every file of `request` is synced.
+    /// - Returns: for each file, 0 or the `errno` of its failed fsync.
+    nonisolated(nonsending) func answers(of request: Request) async -> [Int32] {
+        await withCheckedContinuation { waiting in
             pthread_mutex_lock(mutex)
-            for (index, fd) in fds.enumerated() {
-                queued.append(Entry(fd: fd, identity: identities[index], request: request, index: index))
+            guard request.remaining > 0 else {
+                pthread_mutex_unlock(mutex)
+                waiting.resume(returning: request.answers)
+                return
             }
+            request.waiting = waiting
             pthread_mutex_unlock(mutex)
-            // For several files every idle lane, so that they start together; a lane finding nothing free to take
-            // waits again.
-            if fds.count == 1 { pthread_cond_signal(condition) } else { pthread_cond_broadcast(condition) }
         }
     }
 
@@ -119,18 +142,23 @@ final class SyncThread: @unchecked Sendable {
             for entry in taken { close(entry.fd) }
             pthread_mutex_lock(mutex)
             if let identity = taken[0].identity { inFlight.remove(identity) }
-            var answered: [Request] = []
+            var answered: [(CheckedContinuation<[Int32], Never>, [Int32])] = []
             for entry in taken {
-                entry.request.answers[entry.index] = result
-                entry.request.remaining -= 1
-                if entry.request.remaining == 0 { answered.append(entry.request) }
+                let request = entry.request
+                request.answers[entry.index] = result
+                request.remaining -= 1
+                // A request nobody waits for yet keeps its answers for ``answers(of:)``.
+                if request.remaining == 0, let waiting = request.waiting {
+                    request.waiting = nil
+                    answered.append((waiting, request.answers))
+                }
             }
             if !queued.isEmpty {
                 // A file that waited for this one's sync to end may be free for another idle lane now.
                 pthread_cond_signal(condition)
             }
             pthread_mutex_unlock(mutex)
-            for request in answered { request.done.resume(returning: request.answers) }
+            for (waiting, answers) in answered { waiting.resume(returning: answers) }
             pthread_mutex_lock(mutex)
         }
     }

@@ -82,17 +82,15 @@ extension SecretStore {
             try await settle(pending)
             throw .failed("the change was saved here but not in the sync folder: \(failure)")
         }
-        let syncer = self.syncer
-        let descriptor = journal.descriptor
-        async let journalResult = syncer.sync([descriptor])
+        let journalSync = syncer.begin([journal.descriptor])
         do {
             try await settle(pending)
         } catch {
             // The collection file's error is the one to report; the journal's sync still ends before the reply.
-            _ = await journalResult
+            _ = await journalSync.answers()
             throw error
         }
-        try checkJournalSync(await journalResult.first ?? 0, of: collection)
+        try checkJournalSync(await journalSync.answers().first ?? 0, of: collection)
         compactSyncJournalIfWorthwhile(of: collection)
     }
 
