@@ -21,8 +21,9 @@ import Glibc
 /// so the lanes run at a lower priority (``niceness``): a lookup's wake-up is not queued behind a sync. Writes lose
 /// nothing by it: each is acknowledged when its sync ends, as before.
 final class SyncThread: @unchecked Sendable {
-    // @unchecked: `queued`, `inFlight` and each request's answers are read and written only with `mutex` held; the
-    // mutex and condition are set up once in init and live as long as the process (the lanes never end).
+    // @unchecked: `queued`, `inFlight`, `idle`, `woken` and each request's answers are read and written only with
+    // `mutex` held; the mutex and conditions are set up once in init and live as long as the process (the lanes
+    // never end).
 
     /// How much lower than the process the lanes run (`setpriority`, 0 to 19). Moderate, so that writes still get
     /// their share of a machine that is busy with something else.
@@ -60,7 +61,11 @@ final class SyncThread: @unchecked Sendable {
     }
 
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    /// One per lane, so that the lane to wake is chosen (``wakeIdleLanes(_:)``).
+    private let wakeups: UnsafeMutablePointer<pthread_cond_t>
+    /// The lanes waiting for work, the one that went idle last at the end; and which were woken since.
+    private var idle: [Int] = []
+    private var woken: [Bool]
     private var queued: [Entry] = []
     /// The files a lane is syncing now.
     private var inFlight: Set<FileIdentity> = []
@@ -73,12 +78,15 @@ final class SyncThread: @unchecked Sendable {
         precondition(lanes > 0, "a sync thread needs a lane")
         self.syncFile = syncFile
         pthread_mutex_init(mutex, nil)
-        pthread_cond_init(condition, nil)
-        for _ in 0..<lanes {
-            let retained = Unmanaged.passRetained(self).toOpaque()
+        wakeups = .allocate(capacity: lanes)
+        woken = Array(repeating: false, count: lanes)
+        for lane in 0..<lanes {
+            pthread_cond_init(wakeups + lane, nil)
+            let retained = Unmanaged.passRetained(LaneStart(thread: self, lane: lane)).toOpaque()
             var thread = pthread_t()
             let result = pthread_create(&thread, nil, { argument in
-                Unmanaged<SyncThread>.fromOpaque(argument!).takeRetainedValue().run()
+                let start = Unmanaged<LaneStart>.fromOpaque(argument!).takeRetainedValue()
+                start.thread.run(lane: start.lane)
                 return nil
             }, retained)
             precondition(result == 0, "pthread_create failed: \(result)")
@@ -106,10 +114,10 @@ final class SyncThread: @unchecked Sendable {
         for (index, fd) in fds.enumerated() {
             queued.append(Entry(fd: fd, identity: identities[index], request: request, index: index))
         }
+        // As many lanes as files, so that they start together; a lane finding nothing free to take waits again.
+        let lanes = idleLanesToWake(fds.count)
         pthread_mutex_unlock(mutex)
-        // For several files every idle lane, so that they start together; a lane finding nothing free to take
-        // waits again.
-        if fds.count == 1 { pthread_cond_signal(condition) } else { pthread_cond_broadcast(condition) }
+        wake(lanes)
         return request
     }
 
@@ -128,13 +136,43 @@ final class SyncThread: @unchecked Sendable {
         }
     }
 
-    private func run() {
+    /// Takes up to `count` idle lanes to ``wake(_:)``, the one that went idle last first: a lone file is synced by
+    /// the same lane each time, whose thread and caches are warm, and a second lane runs only when a second file is
+    /// there. Called with `mutex` held.
+    private func idleLanesToWake(_ count: Int) -> [Int] {
+        var lanes: [Int] = []
+        for _ in 0..<min(count, idle.count) {
+            let lane = idle.removeLast()
+            woken[lane] = true
+            lanes.append(lane)
+        }
+        return lanes
+    }
+
+    /// Signals lanes after `mutex` is released, so that a woken lane does not at once wait for the waker's lock.
+    private func wake(_ lanes: [Int]) {
+        for lane in lanes { pthread_cond_signal(wakeups + lane) }
+    }
+
+    private final class LaneStart {
+        let thread: SyncThread
+        let lane: Int
+
+        init(thread: SyncThread, lane: Int) {
+            self.thread = thread
+            self.lane = lane
+        }
+    }
+
+    private func run(lane: Int) {
         // On Linux `who = 0` names the calling thread, not the whole process.
         _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, Self.niceness)
         pthread_mutex_lock(mutex)
         while true {
             guard let taken = takeFile() else {
-                pthread_cond_wait(condition, mutex)
+                idle.append(lane)
+                woken[lane] = false
+                while !woken[lane] { pthread_cond_wait(wakeups + lane, mutex) }
                 continue
             }
             pthread_mutex_unlock(mutex)
@@ -153,11 +191,10 @@ final class SyncThread: @unchecked Sendable {
                     answered.append((waiting, request.answers))
                 }
             }
-            if !queued.isEmpty {
-                // A file that waited for this one's sync to end may be free for another idle lane now.
-                pthread_cond_signal(condition)
-            }
+            // A file that waited for this one's sync to end may be free for another idle lane now.
+            let lanes = queued.isEmpty ? [] : idleLanesToWake(1)
             pthread_mutex_unlock(mutex)
+            wake(lanes)
             for (waiting, answers) in answered { waiting.resume(returning: answers) }
             pthread_mutex_lock(mutex)
         }
