@@ -61,10 +61,11 @@ final class SyncThread: @unchecked Sendable {
     }
 
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    /// One per lane, so that the lane to wake is chosen (``wakeIdleLanes(_:)``).
+    /// One per lane, so that the lane to wake is chosen (``idleLanesToWake(_:)``).
     private let wakeups: UnsafeMutablePointer<pthread_cond_t>
-    /// The lanes waiting for work, the one that went idle last at the end; and which were woken since.
+    /// The lanes waiting for work, the one that went idle last at the end.
     private var idle: [Int] = []
+    /// For each lane, whether it was taken off ``idle`` to work since it began to wait (its wake-up's condition).
     private var woken: [Bool]
     private var queued: [Entry] = []
     /// The files a lane is syncing now.
