@@ -209,26 +209,16 @@ extension SecretStore {
     /// generation. When the disk fails the sync, what the file holds is unknown: the collection is locked, so
     /// nothing more is written to it and the next unlock reads and verifies what is there.
     func settle(_ pending: PendingWrite?) async throws(SecretServiceError) {
-        try await settle(pending, alongWith: [])
-    }
-
-    /// ``settle(_:)``, syncing `companions` (descriptors of other files the change must be durable in: a
-    /// synchronized collection's journal) in the same round as the collection file, each closed.
-    /// - Returns: each companion's result, 0 or the `errno` of its failed fsync.
-    @discardableResult
-    func settle(_ pending: PendingWrite?, alongWith companions: [Int32]) async throws(SecretServiceError) -> [Int32] {
-        guard let pending else { return await syncer.sync(companions) }
+        guard let pending else { return }
         let id = pending.state.id
         let path = pending.state.file?.path ?? id
-        let results = await syncer.sync([pending.handle] + companions)
-        let companionResults = Array(results.dropFirst())
-        let result = results[0]
+        let result = await syncer.sync(pending.handle)
         guard result == 0 else {
             if collections[id] === pending.state { _ = try? setLocked(id, true) }
             throw .failed("the change could not be saved: \(StorageError("cannot sync", path, errno: result))")
         }
         // Deleted (or deleted and made anew) while the record was being synced: its generation means nothing now.
-        guard collections[id] === pending.state, let ledger else { return companionResults }
+        guard collections[id] === pending.state, let ledger else { return }
         do {
             if let handle = try ledger.record(id, pending.generation) {
                 let result = await syncer.sync(handle)
@@ -237,7 +227,6 @@ extension SecretStore {
         } catch {
             throw .failed("the change could not be saved: \(error)")
         }
-        return companionResults
     }
 
     /// Deletes a collection's file and forgets its generation.

@@ -15,17 +15,43 @@ protocol FileSyncing: Sendable {
     /// Replaces `path` with `bytes` as ``POSIXFile/replace(_:with:directory:)`` does.
     func replace(_ path: String, with bytes: [UInt8], directory: String) async -> ReplaceOutcome
 
-    /// Syncs several files a change must be durable in (a collection file and a synchronized collection's
-    /// journal), closing each descriptor; returns each result, in order.
-    func sync(_ fds: [Int32]) async -> [Int32]
+    /// Begins syncing the files `fds` refer to, closing each descriptor, and returns at once, so that a change
+    /// durable in several files (a synchronized collection's journal beside its collection file) waits for the
+    /// others meanwhile.
+    func begin(_ fds: [Int32]) -> SyncUnderWay
 }
 
 extension FileSyncing {
-    /// One after the other; ``FileSyncer`` queues them together instead.
-    func sync(_ fds: [Int32]) async -> [Int32] {
-        var results: [Int32] = []
-        for fd in fds { results.append(await sync(fd)) }
-        return results
+    /// One after the other in a task of its own; ``FileSyncer`` queues them on the sync thread instead.
+    func begin(_ fds: [Int32]) -> SyncUnderWay {
+        SyncUnderWay(Task {
+            var results: [Int32] = []
+            for fd in fds { results.append(await sync(fd)) }
+            return results
+        })
+    }
+}
+
+/// Syncs begun by ``FileSyncing/begin(_:)``.
+struct SyncUnderWay: Sendable {
+    private enum Source {
+        case thread(SyncThread, SyncThread.Request)
+        case task(Task<[Int32], Never>)
+    }
+
+    private let source: Source
+
+    init(_ thread: SyncThread, _ request: SyncThread.Request) { source = .thread(thread, request) }
+
+    init(_ task: Task<[Int32], Never>) { source = .task(task) }
+
+    /// Waits until every file is synced.
+    /// - Returns: for each, 0 or the `errno` of its failed fsync.
+    nonisolated(nonsending) func answers() async -> [Int32] {
+        switch source {
+        case .thread(let thread, let request): await thread.answers(of: request)
+        case .task(let task): await task.value
+        }
     }
 }
 
@@ -64,10 +90,8 @@ final class FileSyncer: FileSyncing {
         await SyncThread.shared.sync([fd])[0]
     }
 
-    /// Queued together, so that one round of the sync thread takes them all: a change of a synchronized
-    /// collection waits for one round, not one per file.
-    func sync(_ fds: [Int32]) async -> [Int32] {
-        await SyncThread.shared.sync(fds)
+    func begin(_ fds: [Int32]) -> SyncUnderWay {
+        SyncUnderWay(SyncThread.shared, SyncThread.shared.begin(fds))
     }
 
     func replace(_ path: String, with bytes: [UInt8], directory: String) async -> ReplaceOutcome {

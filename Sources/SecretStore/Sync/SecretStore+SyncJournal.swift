@@ -71,8 +71,10 @@ extension SecretStore {
         var failure: String?
     }
 
-    /// ``settle(_:)`` for the collection's file and the journal together: both syncs are queued at once (one round
-    /// of the sync thread takes both), and the change is acknowledged when both are durable.
+    /// ``settle(_:)`` for the collection's file and the journal together; the change is acknowledged when both are
+    /// durable. The journal's sync does not wait for the collection file's, nor the file's generation for the
+    /// journal: it runs beside both on another lane of the sync thread, so a synchronized change waits for about as
+    /// long as a local one. Their order does not matter: a crash between them is caught up at the next opening.
     func settle(_ pending: PendingWrite?, journal: JournalWrite?, of collection: String) async
         throws(SecretServiceError) {
         guard let journal else { return try await settle(pending) }
@@ -80,8 +82,15 @@ extension SecretStore {
             try await settle(pending)
             throw .failed("the change was saved here but not in the sync folder: \(failure)")
         }
-        let results = try await settle(pending, alongWith: [journal.descriptor])
-        try checkJournalSync(results.first ?? 0, of: collection)
+        let journalSync = syncer.begin([journal.descriptor])
+        do {
+            try await settle(pending)
+        } catch {
+            // The collection file's error is the one to report; the journal's sync still ends before the reply.
+            _ = await journalSync.answers()
+            throw error
+        }
+        try checkJournalSync(await journalSync.answers().first ?? 0, of: collection)
         compactSyncJournalIfWorthwhile(of: collection)
     }
 
