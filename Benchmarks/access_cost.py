@@ -64,7 +64,8 @@ def main():
         off = statistics.median(samples[("off", op)]) / 1e6
         ask = statistics.median(samples[("ask", op)]) / 1e6
         print(f"{op:10s} off {off:.3f} ms   ask {ask:.3f} ms   ask/off {ask / off:.2f}")
-    print(f"CPU        off {cpu['off']:.2f} s     ask {cpu['ask']:.2f} s     ask/off {cpu['ask'] / max(cpu['off'], 1e-9):.2f}")
+    ratio = cpu["ask"] / max(cpu["off"], 1e-9)
+    print(f"CPU        off {cpu['off']:.2f} s     ask {cpu['ask']:.2f} s     ask/off {ratio:.2f}")
 
 
 if __name__ == "__main__":

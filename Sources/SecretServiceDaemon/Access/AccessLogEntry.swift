@@ -78,10 +78,9 @@ public struct AccessLogEntry: Sendable, Hashable {
     /// history.
     static func aggregated(_ entries: [AccessLogEntry]) -> [AccessLogEntry] {
         var merged: [AccessLogEntry] = []
-        var positions: [AccessLogEntry: Int] = [:]
+        var positions: [Sameness: Int] = [:]
         for entry in entries {
-            var key = entry
-            (key.time, key.count, key.lastTime) = (0, 0, 0)
+            let key = Sameness(entry: entry)
             if let at = positions[key] {
                 let (sum, overflow) = merged[at].count.addingReportingOverflow(entry.count)
                 merged[at].count = overflow ? .max : sum
@@ -93,6 +92,23 @@ public struct AccessLogEntry: Sendable, Hashable {
             }
         }
         return merged
+    }
+
+    /// Entries that ``aggregated(_:)`` makes one: equal in every field but the times and the count. Hashed by
+    /// process and item only, which tell most uses apart, rather than by every text field.
+    private struct Sameness: Hashable {
+        let entry: AccessLogEntry
+
+        static func == (a: Sameness, b: Sameness) -> Bool {
+            a.entry.processID == b.entry.processID && a.entry.outcome == b.entry.outcome && a.entry.item == b.entry.item
+                && a.entry.collection == b.entry.collection && a.entry.application == b.entry.application
+                && a.entry.requester == b.entry.requester
+        }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(entry.processID)
+            hasher.combine(entry.item)
+        }
     }
 
     // MARK: - Line form
