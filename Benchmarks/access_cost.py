@@ -6,7 +6,7 @@ same operations against two cofferd instances on copies of one keyring, one with
 and each provider's CPU over all turns (all threads, so also the access log's writing off the serving thread), which
 other work on the machine disturbs less than it disturbs the latencies.
 
-    python3 Benchmarks/access_cost.py --cofferd .build/release/cofferd [--size 1000] [--turns 4]
+    python3 Benchmarks/access_cost.py --cofferd .build/release/cofferd [--size 1000] [--turns 16]
 """
 
 import argparse
@@ -26,7 +26,9 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--cofferd", required=True, help="the cofferd binary (a release build)")
     parser.add_argument("--size", type=int, default=1000, help="items in the keyring (default 1000)")
-    parser.add_argument("--turns", type=int, default=4, help="alternating turns per mode (default 4)")
+    # Each turn takes a fraction of a second: with few of them, one burst of other work on a shared machine
+    # decides a median.
+    parser.add_argument("--turns", type=int, default=16, help="alternating turns per mode (default 16)")
     parser.add_argument("--scratch", default=os.path.join(os.path.dirname(run.HERE), ".build-bench"))
     args = parser.parse_args()
     scratch = os.path.abspath(args.scratch)
