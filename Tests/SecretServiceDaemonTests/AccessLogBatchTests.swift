@@ -92,6 +92,27 @@ struct AccessLogBatchTests {
         #expect(reading.entries == uses)
     }
 
+    @Test("a batch larger than the file's bound rotates between its records: both files bounded, the newest kept")
+    func batchRotation() async throws {
+        let directory = try AccessLogTests.directory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let bound = 2_048
+        let keys = try TestLogKeys()
+        let log = keys.log(directory, maximumBytes: bound)
+        let uses = (0..<300).map { Self.use(4_000 + UInt64($0), item: "item\($0)") }
+        await log.noteUses(uses)
+        await log.flushUses()
+        let path = directory + "/" + AccessLog.fileName
+        for file in [path, path + AccessLog.rotatedSuffix] {
+            let size = try #require(FileManager.default.attributesOfItem(atPath: file)[.size] as? Int)
+            #expect(size <= bound, "\(file) is \(size) bytes")
+        }
+        let kept = await log.entries()
+        #expect(kept.problems.isEmpty, "\(kept.problems)")
+        #expect(kept.entries.count > 10 && kept.entries.count < 300)
+        #expect(kept.entries == Array(uses.suffix(kept.entries.count)))
+    }
+
     @Test("a line carries its count and last time; lines of the other version than their file's are refused")
     func lineVersions() throws {
         let counted = Self.use(5).counted(12, until: 9)

@@ -210,7 +210,7 @@ actor AccessLog {
                                   index: file.upcomingIndex + UInt64(records.count))
                 }
                 var record = try sealed()
-                if file.wouldOverflow(by: bytes + record.encoded.count) {
+                if file.wouldOverflow(adding: record.encoded.count, after: bytes) {
                     try file.write(records, durable: false)
                     try file.rotate()
                     (records, chains, bytes) = ([], [:], 0)

@@ -123,9 +123,11 @@ struct AccessLogFile {
         }
     }
 
-    /// Whether `count` more bytes would pass the bound (a file holding records only: a header alone never rotates).
-    func wouldOverflow(by count: Int) -> Bool {
-        size > AccessLogFormat.headerCount && size + count > maximumBytes
+    /// Whether a record of `count` bytes, after `pending` bytes of records not yet written, would pass the bound.
+    /// A file without records never rotates (a record larger than the bound is written alone); one whose records
+    /// are all still pending does (a batch larger than the bound into a fresh file).
+    func wouldOverflow(adding count: Int, after pending: Int) -> Bool {
+        (size > AccessLogFormat.headerCount || pending > 0) && size + pending + count > maximumBytes
     }
 
     /// Renames the file to `access.log.1` (replacing the one before, atomically) and starts a new one.
