@@ -158,8 +158,10 @@ final class CollectionState {
     /// The item's creator and always-allowed applications; `nil` while locked or for an unknown item.
     /// - Throws: as ``openMeta(_:)``, the first time after an unlock.
     func ownership(of itemID: String) throws -> ItemOwnership? {
-        guard vault != nil, items[itemID] != nil else { return nil }
+        guard vault != nil else { return nil }
+        // Known ownerships are of present items only (removing or replacing an item forgets its own): one lookup.
         if let known = ownerships[itemID] { return known }
+        guard items[itemID] != nil else { return nil }
         _ = try openMeta(itemID)
         return ownerships[itemID]
     }

@@ -52,8 +52,11 @@ extension SecretStore {
     /// ``itemOwnership(collection:item:)`` of many items in one visit (a search's matches); `nil` for an item that
     /// is gone, whose collection is locked, or whose metadata cannot be opened.
     public func itemOwnerships(_ items: [(collection: String, item: String)]) -> [ItemOwnership?] {
-        items.map { found in
-            guard let state = collections[found.collection], !state.isLocked else { return nil }
+        // A search's matches are mostly of one collection: looked up once per run of them, not once per item.
+        var last: (id: String, state: CollectionState?)?
+        return items.map { found in
+            if last?.id != found.collection { last = (found.collection, collections[found.collection]) }
+            guard let state = last?.state, !state.isLocked else { return nil }
             return try? state.ownership(of: found.item)
         }
     }

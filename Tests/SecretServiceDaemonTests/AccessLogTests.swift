@@ -204,7 +204,9 @@ struct AccessLogTests {
         let directory = try Self.directory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = directory + "/" + AccessLog.fileName
-        let plain = Data((Self.entry(1).line + Self.entry(2).line))
+        // Their lines were of the line form's version 1, without a count.
+        let plain = Data(("1\t1001\talways-allowed\texe:/usr/bin/b@1:2\t1\tlogin\titem1\t\n"
+                          + "1\t1002\talways-allowed\texe:/usr/bin/b@1:2\t2\tlogin\titem2\t\n").utf8)
         try plain.write(to: URL(fileURLWithPath: path))
         try plain.write(to: URL(fileURLWithPath: path + AccessLog.rotatedSuffix))
         let keys = try TestLogKeys()

@@ -91,7 +91,7 @@ struct IntrospectionTests {
         for member in ["ListAccess", "CollectionAccess", "GroupAccess", "Grant", "Revoke", "ReadLog"] {
             #expect(access.interfaces[accessName]?.contains("method \(member)") == true, "\(member) missing")
         }
-        #expect(access.interfaces[accessName]?.contains("method ReadLog  arg a(tsssuos) out") == true)
+        #expect(access.interfaces[accessName]?.contains("method ReadLog  arg a(tsssuosut) out") == true)
         let sync = try IntrospectionSummary.parse(try String(contentsOf: Self.syncFile, encoding: .utf8))
         let syncName = SecretServiceNames.syncInterface.rawValue
         #expect(Array(sync.interfaces.keys) == [syncName])

@@ -100,9 +100,16 @@ struct AccessGate: Sendable {
         guard !policy.isOff else { return (nil, Array(repeating: .permitted, count: items.count)) }
         let who = await identities.known(caller)
         let ownerships = await store.itemOwnerships(items)
+        let identity = who?.identity.description
         var standings: [Standing] = []
         standings.reserveCapacity(items.count)
         for (found, ownership) in zip(items, ownerships) {
+            // The caller's own items, and those always allowed to it, are usable under every mode: decided here,
+            // without a policy lookup or a call that may suspend, since they are nearly every check.
+            if let identity, let ownership, ownership.creator == identity || ownership.allowed.contains(identity) {
+                standings.append(.permitted)
+                continue
+            }
             standings.append(await standing(of: caller, who: who, ownership: ownership, collection: found.collection,
                                             item: found.item))
         }

@@ -18,7 +18,8 @@ import SecretStore
 ///
 /// Decisions are rare (each is a question to the user, a change by `coffer access`, or a first refusal per
 /// connection) and synced before their answer; uses (every allowed read, change and delete) are many, and are
-/// written in batches (``noteUses(_:)``). A crash can only cut the last record short; it is cut off when the file is
+/// written in batches (``noteUses(_:)``): the uses of one item by one process in a batch are one entry with a count,
+/// and a record holds many entries. A crash can only cut the last record short; it is cut off when the file is
 /// opened again. When the file would pass ``maximumBytes`` it is renamed to `access.log.1` (replacing the one
 /// before) and a new file starts. Without a data directory the newest entries are kept in memory.
 actor AccessLog {
@@ -76,7 +77,7 @@ actor AccessLog {
     /// reported in cofferd's log and does not change the decision.
     func record(_ entry: AccessLogEntry) async {
         guard path != nil else { return remember(entry) }
-        let earlier = unwritten
+        let earlier = AccessLogEntry.aggregated(unwritten)
         unwritten = []
         await write(earlier + [entry], durable: true)
     }
@@ -103,7 +104,7 @@ actor AccessLog {
     /// Writes the uses noted so far, and the entries waiting for a key that is now at hand.
     func flushUses() async {
         flushScheduled = false
-        let batch = unwritten
+        let batch = AccessLogEntry.aggregated(unwritten)
         unwritten = []
         guard !batch.isEmpty || !waiting.isEmpty else { return }
         await write(batch, durable: false)
@@ -126,16 +127,26 @@ actor AccessLog {
         }
         var ready: [String: AccessLogKey] = [:]
         for case (let name, .available(let secret)) in known { ready[name] = try? AccessLogKey(secret) }
-        var sealings: [(entry: AccessLogEntry?, collection: String, key: AccessLogKey)] = []
+        // Consecutive entries sealed with the same key share a record, up to a size: one seal per batch, not one
+        // per entry, while the order of the entries stays the order they happened in.
+        var sealings: [Sealing] = []
         for entry in batch {
-            if let key = ready[entry.collection] {
-                sealings.append((entry, entry.collection, key))
+            let collection: String
+            if ready[entry.collection] != nil {
+                collection = entry.collection
             } else if case .locked = known[entry.collection] {
                 waiting.append(entry)
-            } else if let key = ready[fallbackCollection] {
-                sealings.append((entry, fallbackCollection, key))
+                continue
+            } else if ready[fallbackCollection] != nil {
+                collection = fallbackCollection
             } else {
                 waiting.append(entry)
+                continue
+            }
+            if let last = sealings.last, last.collection == collection, last.lines.count < linesPerRecord {
+                entry.appendLine(to: &sealings[sealings.count - 1].lines)
+            } else if let key = ready[collection] {
+                sealings.append(Sealing(lines: entry.line, collection: collection, key: key))
             }
         }
         let limit = maximumBytes / 64
@@ -147,18 +158,28 @@ actor AccessLog {
         commit(sealings, durable: durable)
     }
 
+    /// One record to seal: entry lines, or none when only a key change is to be written.
+    private struct Sealing {
+        var lines: [UInt8]
+        var collection: String
+        var key: AccessLogKey
+    }
+
+    /// The bytes of entry lines a record takes before the next record starts: large enough that sealing costs
+    /// little per entry, small against the file's bound, so rotation still keeps most of a file's entries.
+    private var linesPerRecord: Int { max(256, min(16 * 1024, maximumBytes / 16)) }
+
     /// A collection's master key was replaced: its previous key is written at once, sealed with the new one (a
     /// key-change record), so older records still open, also after a restart and while the collection is locked.
     func keyChanged(of collection: String, from old: SecretBytes, to new: SecretBytes) {
         guard let previous = try? AccessLogKey(old), let current = try? AccessLogKey(new), path != nil else { return }
         // Set even when an entry was sealed with the new key already: the key change may follow it in the file.
         lastKeys[collection] = previous
-        commit([(nil, collection, current)], durable: true)
+        commit([Sealing(lines: [], collection: collection, key: current)], durable: true)
     }
 
     /// Seals and writes, without a suspension: nothing else touches the file meanwhile.
-    private func commit(_ sealings: [(entry: AccessLogEntry?, collection: String, key: AccessLogKey)],
-                        durable: Bool) {
+    private func commit(_ sealings: [Sealing], durable: Bool) {
         guard let path, !sealings.isEmpty else { return }
         setAsideUnsealed(path)
         var file = self.file ?? AccessLogFile(path: path, maximumBytes: maximumBytes)
@@ -173,23 +194,23 @@ actor AccessLog {
     }
 
     /// Seals and writes, rotating when the next record would pass the bound.
-    private func append(_ sealings: [(entry: AccessLogEntry?, collection: String, key: AccessLogKey)],
-                        to file: inout AccessLogFile, durable: Bool) throws {
+    private func append(_ sealings: [Sealing], to file: inout AccessLogFile, durable: Bool) throws {
         var records: [AccessLogRecord] = []
         var chains: [String: AccessLogFile.Chain] = [:]
         var bytes = 0
-        for (entry, collection, key) in sealings {
+        for sealing in sealings {
+            let (lines, collection, key) = (sealing.lines, sealing.collection, sealing.key)
             var payloads: [(AccessLogRecord.Kind, SecretBytes)] = []
             if let last = lastKeys[collection], last.id != key.id { payloads.append((.keyChange, last.secret)) }
             lastKeys[collection] = key
-            if let entry { payloads.append((.entry, try SecretBytes(copying: entry.line))) }
+            if !lines.isEmpty { payloads.append((.entry, try SecretBytes(copying: lines))) }
             for (kind, payload) in payloads {
                 func sealed() throws -> AccessLogRecord {
                     try file.seal(kind, collection: collection, key: key, payload: payload, after: chains,
                                   index: file.upcomingIndex + UInt64(records.count))
                 }
                 var record = try sealed()
-                if file.wouldOverflow(by: bytes + record.encoded.count) {
+                if file.wouldOverflow(adding: record.encoded.count, after: bytes) {
                     try file.write(records, durable: false)
                     try file.rotate()
                     (records, chains, bytes) = ([], [:], 0)

@@ -43,7 +43,7 @@ struct AccessLogFile {
 
     /// Opens (creating) the file for appending and makes it the user's alone. A torn last record (a crash while
     /// writing) is cut off; a file that is not an access log, or is damaged inside, is rotated away whole, so the
-    /// reader still reports it and new records start a clean chain.
+    /// reader still reports it and new records start a clean chain; so is a file of an earlier version.
     /// - Returns: what was repaired, for cofferd's log and for the next reading; `nil` when nothing was.
     mutating func open() throws -> String? {
         let fd = Glibc.open(path, O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
@@ -71,6 +71,12 @@ struct AccessLogFile {
             try rotate()
             return "\(AccessLog.fileName) was not an access log of this version; it was moved to"
                 + " \(AccessLog.fileName)\(AccessLog.rotatedSuffix)"
+        }
+        guard AccessLogFormat.version(ofHeader: bytes[...]) == AccessLogFormat.version else {
+            // An upgrade, not damage: the older file is still read (as `access.log.1`), and appending records of
+            // another version to it would make them unreadable.
+            try rotate()
+            return nil
         }
         fileID = id
         var rest = bytes.dropFirst(AccessLogFormat.headerCount)
@@ -117,9 +123,11 @@ struct AccessLogFile {
         }
     }
 
-    /// Whether `count` more bytes would pass the bound (a file holding records only: a header alone never rotates).
-    func wouldOverflow(by count: Int) -> Bool {
-        size > AccessLogFormat.headerCount && size + count > maximumBytes
+    /// Whether a record of `count` bytes, after `pending` bytes of records not yet written, would pass the bound.
+    /// A file without records never rotates (a record larger than the bound is written alone); one whose records
+    /// are all still pending does (a batch larger than the bound into a fresh file).
+    func wouldOverflow(adding count: Int, after pending: Int) -> Bool {
+        (size > AccessLogFormat.headerCount || pending > 0) && size + pending + count > maximumBytes
     }
 
     /// Renames the file to `access.log.1` (replacing the one before, atomically) and starts a new one.

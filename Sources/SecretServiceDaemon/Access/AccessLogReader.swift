@@ -34,7 +34,7 @@ struct AccessLogReader {
         let parsed = files.map { parse($0, into: &reading) }
         let keysByID = recoverKeys(parsed)
         for (file, (fileID, records)) in zip(files, parsed) {
-            guard let fileID else { continue }
+            guard let fileID, let version = AccessLogFormat.version(ofHeader: file.bytes[...]) else { continue }
             var previousTags: [String: [UInt8]] = [:]
             var sequences: [String: UInt64] = [:]
             var expectedIndex: UInt64 = 1
@@ -68,17 +68,33 @@ struct AccessLogReader {
                     continue
                 }
                 guard let payload = try? record.open(key: key, fileID: fileID, previousTag: previous),
-                      let entry = AccessLogEntry(line: payload.copyBytes()[...].dropLast())
+                      let entries = Self.entries(in: payload.copyBytes(), fileVersion: version)
                 else {
                     reading.problems.append("\(file.name): record \(record.index) (collection"
                                             + " “\(record.collection)”) does not open: it or an earlier record"
                                             + " was changed, removed or moved")
                     continue
                 }
-                if entry.time >= since { reading.entries.append(entry) }
+                reading.entries += entries.filter { $0.lastTime >= since }
             }
         }
         return reading
+    }
+
+    /// The entries of an entry record's plaintext: lines each ending in LF, of the line version of the file's
+    /// version (a changed version byte makes every record of the file fail), one per record in a version 1 file.
+    /// `nil` when any line is not an entry.
+    static func entries(in payload: [UInt8], fileVersion: UInt8) -> [AccessLogEntry]? {
+        guard payload.last == UInt8(ascii: "\n") else { return nil }
+        let lines = payload.dropLast().split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+        guard fileVersion > 1 || lines.count == 1 else { return nil }
+        var entries: [AccessLogEntry] = []
+        entries.reserveCapacity(lines.count)
+        for line in lines {
+            guard let entry = AccessLogEntry(line: line, version: String(fileVersion)) else { return nil }
+            entries.append(entry)
+        }
+        return entries
     }
 
     /// The collections whose keys seal records of `files`: the keys a reading asks for.

@@ -6,7 +6,10 @@ import SecretCrypto
 /// The layout of `access.log` (docs/ACCESS-CONTROL.md, "The access log file, byte by byte").
 enum AccessLogFormat {
     static let magic = Array("COFFERAL".utf8)
-    static let version: UInt8 = 1
+    /// The version cofferd writes. Version 1 (one entry per record, lines without a count) is still read; cofferd
+    /// moves a version 1 file to `access.log.1` before it writes, so a file holds records of one version only.
+    static let version: UInt8 = 2
+    static let readableVersions: ClosedRange<UInt8> = 1...2
     static let fileIDCount = 16
     static let headerCount = magic.count + 1 + fileIDCount
     static let keyIDCount = 8
@@ -16,11 +19,17 @@ enum AccessLogFormat {
 
     static func header(fileID: [UInt8]) -> [UInt8] { magic + [version] + fileID }
 
-    /// The file id of a header; `nil` when the bytes are not a header of this version.
+    /// The file id of a header; `nil` when the bytes are not a header of a version cofferd reads.
     static func fileID(ofHeader bytes: ArraySlice<UInt8>) -> [UInt8]? {
-        guard bytes.count >= headerCount, Array(bytes.prefix(magic.count)) == magic,
-              bytes[bytes.startIndex + magic.count] == version else { return nil }
+        guard version(ofHeader: bytes) != nil else { return nil }
         return Array(bytes.dropFirst(magic.count + 1).prefix(fileIDCount))
+    }
+
+    /// The version of a header; `nil` when the bytes are not a header of a version cofferd reads.
+    static func version(ofHeader bytes: ArraySlice<UInt8>) -> UInt8? {
+        guard bytes.count >= headerCount, Array(bytes.prefix(magic.count)) == magic,
+              readableVersions.contains(bytes[bytes.startIndex + magic.count]) else { return nil }
+        return bytes[bytes.startIndex + magic.count]
     }
 
     /// Names a log key in clear without revealing it, so a reader knows which key opens a record (the current one,
@@ -49,7 +58,7 @@ struct AccessLogKey {
 /// reordering a record makes it or the records after it fail to open.
 struct AccessLogRecord: Equatable {
     enum Kind: UInt8 {
-        /// The payload is one ``AccessLogEntry`` in its line form.
+        /// The payload is ``AccessLogEntry`` lines: one or more in a file of version 2, one in a file of version 1.
         case entry = 1
         /// The payload is the collection's previous log key (its master key changed): readers recover earlier
         /// records with it.

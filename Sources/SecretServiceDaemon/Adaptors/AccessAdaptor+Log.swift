@@ -7,11 +7,12 @@ import SecretServiceProtocol
 
 extension AccessAdaptor {
     /// One entry on the wire: time (seconds since 1970), outcome, the application's identity and the name prompts
-    /// show for it, the process id, the item or collection (`/` for none), and the identity that asked for the
-    /// change when another one did (`""` otherwise).
-    static let logEntry = DBusType.structure([.uint64, .string, .string, .string, .uint32, .objectPath, .string])
+    /// show for it, the process id, the item or collection (`/` for none), the identity that asked for the
+    /// change when another one did (`""` otherwise), how many times it happened and the last of those times.
+    static let logEntry = DBusType.structure([.uint64, .string, .string, .string, .uint32, .objectPath, .string,
+                                              .uint32, .uint64])
 
-    /// `ReadLog(t since) → (a(tsssuos) entries, u locked, u keyGone, as problems)`: the entries at or after
+    /// `ReadLog(t since) → (a(tsssuosut) entries, u locked, u keyGone, as problems)`: the entries at or after
     /// `since` that the unlocked collections open, oldest first; how many entries belong to locked collections, and
     /// how many to collections deleted since, whose key is gone; and
     /// every sign of damage or tampering found. The log holds identities and ids, which `ListAccess` shows any client
@@ -24,7 +25,8 @@ extension AccessAdaptor {
             return .structure([
                 .uint64(entry.time), .string(entry.outcome.rawValue), .string(entry.application),
                 .string(AppIdentity(entry.application)?.displayName ?? entry.application),
-                .uint32(entry.processID), .objectPath(object), .string(entry.requester),
+                .uint32(entry.processID), .objectPath(object), .string(entry.requester), .uint32(entry.count),
+                .uint64(entry.lastTime),
             ])
         }
         return HandlerResult([

@@ -46,9 +46,13 @@ struct AccessLogLine: Encodable {
     var item: String
     /// The identity of the program that asked for the change, when it is not the application.
     var requester: String
+    /// How many times it happened (uses of one item by one process written together are one entry).
+    var count: UInt32
+    /// Seconds since 1970 of the last of them; `time` is the first.
+    var lastTime: UInt64
 
     init(time: UInt64, outcome: String, application: String, name: String, pid: UInt32, object: ObjectPath,
-         requester: String) {
+         requester: String, count: UInt32 = 1, lastTime: UInt64? = nil) {
         self.time = time
         self.outcome = outcome
         self.application = application
@@ -66,6 +70,8 @@ struct AccessLogLine: Encodable {
             item = ""
         }
         self.requester = requester
+        self.count = count
+        self.lastTime = lastTime ?? time
     }
 }
 
@@ -136,19 +142,28 @@ extension SecretService {
         }
     }
 
-    /// `ReadLog(t since) → (a(tsssuos), u, u, as)`.
+    /// `ReadLog(t since) → (a(tsssuosut), u, u, as)`; entries without count and last time (a cofferd before
+    /// entries were counted) count once.
     func accessLog(since: UInt64) async throws -> AccessLogReport {
         let body = try await callAccess("ReadLog", [.uint64(since)])
         guard body.count == 4, case .array(_, let entries) = body[0], let locked = body[1].uint32,
               let keyGone = body[2].uint32, case .array(_, let problems) = body[3]
         else { throw SecretServiceClientError.unexpectedReply("ReadLog returned no list") }
         let lines = try entries.map { entry in
-            guard case .structure(let fields) = entry, fields.count == 7, let time = fields[0].uint64,
-                  let outcome = fields[1].string, let application = fields[2].string, let name = fields[3].string,
-                  let pid = fields[4].uint32, let object = fields[5].objectPath, let requester = fields[6].string
+            guard case .structure(let fields) = entry, fields.count == 7 || fields.count == 9,
+                  let time = fields[0].uint64, let outcome = fields[1].string, let application = fields[2].string,
+                  let name = fields[3].string, let pid = fields[4].uint32, let object = fields[5].objectPath,
+                  let requester = fields[6].string
             else { throw SecretServiceClientError.unexpectedReply("ReadLog returned a malformed entry") }
+            var (count, lastTime): (UInt32, UInt64?) = (1, nil)
+            if fields.count == 9 {
+                guard let written = fields[7].uint32, let last = fields[8].uint64 else {
+                    throw SecretServiceClientError.unexpectedReply("ReadLog returned a malformed entry")
+                }
+                (count, lastTime) = (written, last)
+            }
             return AccessLogLine(time: time, outcome: outcome, application: application, name: name, pid: pid,
-                                 object: object, requester: requester)
+                                 object: object, requester: requester, count: count, lastTime: lastTime)
         }
         return AccessLogReport(entries: lines, locked: Int(locked), keyGone: Int(keyGone),
                                problems: problems.compactMap(\.string))

@@ -13,7 +13,8 @@ struct AccessLogCommand: CofferCommand {
         abstract: "Show the access log: which application read, changed, was allowed, denied or refused what, and when.",
         discussion: """
             Each line: the time (UTC), the outcome (allowed-once, always-allowed, denied, dismissed, granted, \
-            grant-refused, revoked, refused, adopted, other-user; read, changed and deleted for each allowed use), \
+            grant-refused, revoked, refused, adopted, other-user; read, changed and deleted for each allowed use, \
+            with "×N until TIME" for N uses of one item by one process that were logged together), \
             the application with its process id, the item or collection, and for grants and revocations the \
             program that asked. cofferd keeps the log in $XDG_DATA_HOME/coffer/access.log (mode 0600, \
             with the previous part in access.log.1), sealed with a key of each keyring: only entries of \
@@ -77,11 +78,13 @@ struct AccessLogCommand: CofferCommand {
     }
 
     static func line(_ entry: AccessLogLine) -> String {
-        let time = Date(timeIntervalSince1970: TimeInterval(entry.time)).formatted(.iso8601)
+        func iso(_ seconds: UInt64) -> String { Date(timeIntervalSince1970: TimeInterval(seconds)).formatted(.iso8601) }
         let what = entry.item.isEmpty ? (entry.collection.isEmpty ? "-" : "collection \(entry.collection)")
             : entry.item
         let by = entry.requester.isEmpty ? "" : "\tby \(entry.requester)"
-        return "\(time)\t\(entry.outcome)\t\(entry.application) (pid \(entry.pid))\t\(what)\(by)"
+        // Repeated uses are one entry: the time is the first, and the outcome says how many and until when.
+        let outcome = entry.count > 1 ? "\(entry.outcome) ×\(entry.count) until \(iso(entry.lastTime))" : entry.outcome
+        return "\(iso(entry.time))\t\(outcome)\t\(entry.application) (pid \(entry.pid))\t\(what)\(by)"
     }
 
     /// Seconds since 1970 for `text`: a number of seconds, an ISO 8601 date or date and time, or an age before
