@@ -188,6 +188,7 @@ clean:
 # run; BENCH_ARGS passes more runner options (--sizes, --rounds, --providers, --json FILE, --keychain-baseline
 # OLD-keychain-bench, --library-only for the Keychain rows alone).
 # The Keychain library's rows run keychain-bench beside a libsecret lookup compiled against libsecret-1-dev.
+# access_cost.py then gives what access control (`ask`) costs a client using its own items, against `off`.
 BENCH_PACKAGES = gcc libc6-dev python3 gnome-keyring libsecret-1-dev
 BENCH_MODE ?= full
 BENCH_ARGS ?=
@@ -201,6 +202,8 @@ bench: setup
 	python3 Benchmarks/run.py --cofferd "$$($(STATIC_BUILD) --show-bin-path)/cofferd" \
 	  --keychain-bench "$$(swift build -c release --show-bin-path)/keychain-bench" \
 	  $(if $(filter quick,$(BENCH_MODE)),--quick) $(BENCH_ARGS)
+	python3 Benchmarks/access_cost.py --cofferd "$$($(STATIC_BUILD) --show-bin-path)/cofferd" \
+	  $(if $(filter quick,$(BENCH_MODE)),--turns 4)
 
 # Regenerates Sources/cofferd/cofferd.order from an unstripped build with the same layout, run under callgrind.
 SYMBOL_ORDER_PACKAGES = valgrind libsecret-tools python3-secretstorage python3-keyring
