@@ -140,16 +140,10 @@ struct PortalFixture {
         try Self.client.write(to: script, atomically: true, encoding: .utf8)
         let output: ClientOutput
         if let appID {
-            let info = bus.directory.appendingPathComponent("\(appID).flatpak-info")
-            try "[Application]\nname=\(appID)\n\n[Instance]\ninstance-id=1\n"
-                .write(to: info, atomically: true, encoding: .utf8)
-            let directory = bus.directory.path
-            output = try await env.run("/usr/bin/bwrap", [
-                "--die-with-parent", "--ro-bind", "/usr", "/usr", "--symlink", "usr/lib", "/lib",
-                "--symlink", "usr/lib64", "/lib64", "--symlink", "usr/bin", "/bin", "--ro-bind", "/etc", "/etc",
-                "--proc", "/proc", "--dev", "/dev", "--bind", directory, directory,
-                "--ro-bind", info.path, "/.flatpak-info", "/usr/bin/python3", script.path,
+            let command = try FlatpakSandbox.command(appID: appID, in: bus, running: [
+                "/usr/bin/python3", script.path,
             ] + (withoutReader ? ["no-reader"] : []))
+            output = try await env.run(command[0], Array(command.dropFirst()))
         } else {
             output = try await env.run("/usr/bin/python3", [script.path] + (withoutReader ? ["no-reader"] : []))
         }
