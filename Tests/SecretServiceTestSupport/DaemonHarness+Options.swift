@@ -45,7 +45,7 @@ extension DaemonHarness {
         ///   - timeout: the readiness deadline.
         public init(arguments: [String] = [], loginPassword: String? = DaemonHarness.testLoginPassword,
                     pinentryAnswers: [String]? = nil, environment: [String: String] = [:],
-                    name: String = "cofferd", timeout: Duration = .seconds(20)) {
+                    name: String = "cofferd", timeout: Duration = DaemonHarness.readinessTimeout) {
             self.arguments = arguments
             self.loginPassword = loginPassword
             self.pinentryAnswers = pinentryAnswers

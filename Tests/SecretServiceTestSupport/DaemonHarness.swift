@@ -68,7 +68,7 @@ public final class DaemonHarness: Sendable {
     ///   - arguments: extra cofferd options (subprocess mode).
     ///   - loginPassword: given on standard input with `--unlock`, as a login session does, so the persistent `login`
     ///     collection exists, is unlocked and is the `default` alias; `nil` starts without it (subprocess mode).
-    public static func start(_ mode: Mode = .subprocess, on bus: TestBus, timeout: Duration = .seconds(20),
+    public static func start(_ mode: Mode = .subprocess, on bus: TestBus, timeout: Duration = readinessTimeout,
                              arguments: [String] = [], loginPassword: String? = testLoginPassword)
         async throws -> DaemonHarness {
         switch mode {
@@ -82,6 +82,14 @@ public final class DaemonHarness: Sendable {
 
     /// The login password test daemons are started with.
     public static let testLoginPassword = "test login password"
+
+    /// How long a start may take before the test gives up on it. It bounds a wait for the daemon's own readiness
+    /// event, so it only matters when something is wrong, or slow: under ThreadSanitizer or AddressSanitizer, with
+    /// the whole suite running at once on two cores, a start that creates `login` (an Argon2id run, instrumented) can
+    /// take longer than an uninstrumented one ever does, and failing it then would report the machine, not cofferd.
+    public static var readinessTimeout: Duration {
+        SanitizerOptions.inherited.isEmpty ? .seconds(20) : .seconds(90)
+    }
 
     /// Starts a second cofferd subprocess with `--replace` and returns once it has taken `org.freedesktop.secrets`
     /// over from the current owner.
