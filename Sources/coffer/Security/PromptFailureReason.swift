@@ -19,6 +19,6 @@ extension KeychainStatusError {
                   Double(failure.time) >= start.timeIntervalSince1970.rounded(.down) else { return nil }
             return failure.reason
         }
-        throw KeychainStatusError(status: status, operation: operation, detail: reason ?? nil)
+        throw KeychainStatusError(status: status, operation: operation, detail: reason)
     }
 }
