@@ -63,11 +63,15 @@ struct ItemResult: Sendable {
 }
 
 extension OperationContext {
-    /// Builds the result entries for `items`, fetching all secrets in one `GetSecrets` when data is wanted.
-    func resultEntries(for items: [StoredItem], query: ItemQuery) async throws -> [ResultEntry] {
+    /// Builds the result entries for `items`, fetching all secrets in one `GetSecrets` when data is wanted (or taking
+    /// them from `prefetched` when it stands for that fetch).
+    func resultEntries(for items: [StoredItem], query: ItemQuery, prefetched: PrefetchedSecrets? = nil)
+        async throws -> [ResultEntry] {
         var secrets: [String: Data] = [:]
         if query.returnData || query.returnsReference {
-            for (path, secret) in try await client.secrets(of: items.map(\.path)) {
+            var fetched = try prefetched?.secrets(for: items)
+            if fetched == nil { fetched = try await client.secrets(of: items.map(\.path)) }
+            for (path, secret) in fetched ?? [:] {
                 secrets[path.rawValue] = Data(secret.value.copyBytes())
             }
             guard items.allSatisfy({ secrets[$0.path.rawValue] != nil }) else {

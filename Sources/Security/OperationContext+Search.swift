@@ -12,7 +12,16 @@ extension OperationContext {
     /// - Throws: ``KeychainFailure`` (`errSecItemNotFound` for an unknown persistent reference, -25308 for
     ///   locked items without UI, …) or the client's errors.
     func findItems(_ query: ItemQuery) async throws -> [StoredItem] {
+        try await findItems(query, prefetchingSecrets: false).items
+    }
+
+    /// ``findItems(_:)``; with `prefetchingSecrets`, also the candidates' secrets, asked for together with their
+    /// properties where the search alone rules out what the query leaves out (``searchRulesOutAlone(_:schema:)``)
+    /// and the query's limit keeps every candidate.
+    func findItems(_ query: ItemQuery, prefetchingSecrets: Bool) async throws
+        -> (items: [StoredItem], secrets: PrefetchedSecrets?) {
         let candidates: [StoredItem]
+        var prefetched: PrefetchedSecrets?
         var exact: [String: String] = [:]
         if let reference = query.persistentReference {
             guard let path = PersistentReference.path(from: reference) else { throw KeychainFailure(errSecParam) }
@@ -29,14 +38,21 @@ extension OperationContext {
             exact = try searchAttributes(query, schema: schema)
             let found = try await client.searchItems(exact)
             let readable = found.unlocked + (try await unlocked(found.locked))
-            candidates = try await properties(of: readable, expected: itemClass)
+            if prefetchingSecrets, !readable.isEmpty, readable.count <= query.limit.maximum ?? .max,
+               searchRulesOutAlone(query, schema: schema) {
+                async let secrets = prefetchSecrets(of: readable)
+                candidates = try await properties(of: readable, expected: itemClass)
+                prefetched = await secrets
+            } else {
+                candidates = try await properties(of: readable, expected: itemClass)
+            }
         }
         var items = candidates.filter { matches(query, $0) }
         if items.isEmpty, configuration.adoptsForeignItems, let schema = query.itemClass.flatMap(ItemSchema.forClass),
            query.persistentReference == nil {
             items = try await foreignItems(like: exact, schema: schema).filter { matches(query, $0) }
         }
-        return StoredItem.inCreationOrder(items)
+        return (StoredItem.inCreationOrder(items), prefetched)
     }
 
     /// Items other programs wrote (secret-tool, python keyring, …) that look like `exact`'s primary key: generic

@@ -12,38 +12,6 @@ import SecretServiceProtocol
 import SecretServiceTestSupport
 import Testing
 
-/// Counts, by eavesdropping on the bus, the method calls every client makes while `body` runs.
-///
-/// The count ends at a marker call sent after `body`: the bus routes calls in order, so every call `body` made (each
-/// answered before `body` returned) reaches the monitor before the marker does.
-private func calls(on bus: TestBus, marker: Connection, during body: @Sendable () async throws -> Void)
-    async throws -> [String: Int] {
-    let markerPath: ObjectPath = "/io/coffer/tests/marker"
-    let monitor = try await bus.connect()
-    // Method calls reach the application only under a registered object tree: take the whole tree.
-    try await monitor.registerObjectTree(at: "/")
-    try await monitor.addMatch("type='method_call',eavesdrop='true'")
-    let counting = Task { () -> [String: Int] in
-        var counts: [String: Int] = [:]
-        for await message in monitor.messages where message.kind == .methodCall {
-            if message.path == markerPath { break }
-            if let member = message.member { counts[member.rawValue, default: 0] += 1 }
-        }
-        return counts
-    }
-    try await body()
-    // Not a Peer call: libdbus answers those itself, before the monitor's object tree sees them.
-    _ = try? await marker.call(Message.methodCall(destination: SecretServiceNames.busName, path: markerPath,
-                                                  interface: "io.coffer.Tests", member: "Marker"))
-    defer { counting.cancel() }
-    let counts = try await withDeadline(.seconds(20), waitingFor: "the marker call") {
-        // A cancelled wait (the deadline) ends the count, so the deadline can report instead of hanging.
-        await withTaskCancellationHandler { await counting.value } onCancel: { counting.cancel() }
-    }
-    await monitor.close()
-    return counts
-}
-
 extension KeychainSuites {
     @Suite("Batch reads")
     struct BatchReadTests {
