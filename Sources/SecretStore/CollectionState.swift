@@ -155,6 +155,14 @@ final class CollectionState {
         return meta
     }
 
+    /// The item's content type: from its opened metadata when a read of its properties opened it already, else
+    /// decrypting only that field (decoding the label and attributes too would double a secret read's cost).
+    /// - Throws: as ``openMeta(_:)``.
+    func contentType(of item: StoredItem, vault: SecretVault) throws -> String {
+        if let opened = openedMetas[item.id] { return opened.contentType }
+        return try vault.openContentType(item.sealed.meta(in: image), item: item.id)
+    }
+
     /// The item's creator and always-allowed applications; `nil` while locked or for an unknown item.
     /// - Throws: as ``openMeta(_:)``, the first time after an unlock.
     func ownership(of itemID: String) throws -> ItemOwnership? {

@@ -116,8 +116,7 @@ extension SecretStore {
         guard let stored = state.items[item], let vault = state.vault else { throw .noSuchObject("no such item") }
         markUsed(collection)
         do {
-            // Of the metadata only the content type: decoding the label and attributes would double a read's cost.
-            let contentType = try vault.openContentType(stored.sealed.meta(in: state.image), item: item)
+            let contentType = try state.contentType(of: stored, vault: vault)
             return StoredSecret(value: try vault.openSecret(stored.sealed.secret(in: state.image), item: item),
                                 contentType: contentType)
         } catch {
