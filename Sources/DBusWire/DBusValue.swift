@@ -19,7 +19,11 @@ public struct DictEntry: Hashable, Sendable {
 
 /// Any D-Bus value. Byte arrays have a dedicated case (``bytes(_:)``): the decoder always produces it for `ay`,
 /// so large secrets never become arrays of enum cases.
-public indirect enum DBusValue: Hashable, Sendable {
+///
+/// Only ``variant(_:)`` holds a value of its own type directly, so only it is boxed: the containers keep their
+/// members in arrays, and numbers and strings are stored inline, so decoding or building a reply does not allocate
+/// once per value.
+public enum DBusValue: Hashable, Sendable {
     case byte(UInt8)
     case boolean(Bool)
     case int16(Int16)
@@ -40,7 +44,7 @@ public indirect enum DBusValue: Hashable, Sendable {
     /// `a{KV}`.
     case dictionary(key: DBusType, value: DBusType, [DictEntry])
     case structure([DBusValue])
-    case variant(DBusValue)
+    indirect case variant(DBusValue)
 
     /// The complete type of this value.
     public var type: DBusType {
