@@ -172,4 +172,18 @@ struct SecretStoreTests {
         let back = try await store.secret(collection: c, item: id)
         #expect(back.value.copyBytes() == bytes && back.contentType == "application/octet-stream")
     }
+
+    @Test("a secret read after a properties read gives the content type of the latest write")
+    func contentTypeAfterPropertiesRead() async throws {
+        let (store, c) = try await makeStore()
+        let id = try await store.createItem(in: c, label: "t", attributes: [:], secret: secret("a", "text/plain"),
+                                            replace: false).id
+        // The properties read opens the item's metadata, which the secret read may then reuse.
+        #expect(try await store.itemInfo(collection: c, item: id).contentType == "text/plain")
+        #expect(try await store.secret(collection: c, item: id).contentType == "text/plain")
+        try await store.setSecret(collection: c, item: id, to: secret("{}", "application/json"))
+        #expect(try await store.secret(collection: c, item: id).contentType == "application/json")
+        #expect(try await store.itemInfo(collection: c, item: id).contentType == "application/json")
+        #expect(try await store.secret(collection: c, item: id).contentType == "application/json")
+    }
 }
