@@ -46,8 +46,8 @@ extension SecretStore {
     func announceAccessLogKeyChange(of id: String, from oldMaster: SecretBytes, to newMaster: SecretBytes) async
         throws(SecretServiceError) {
         guard let accessLogKeyChange else { return }
-        guard let old = Self.accessLogKey(master: oldMaster, id: id), let new = Self.accessLogKey(master: newMaster, id: id)
-        else { throw .failed("the access log keys for the collection's new master key could not be made") }
+        guard let old = Self.accessLogKey(master: oldMaster, id: id),
+              let new = Self.accessLogKey(master: newMaster, id: id) else { throw .failed("the access log keys for the collection's new master key could not be made") }
         do {
             try await accessLogKeyChange(id, old, new)
         } catch {

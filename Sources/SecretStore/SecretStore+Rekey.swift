@@ -118,9 +118,10 @@ extension SecretStore {
 
     /// Runs `attempt` (which waits for compaction, checks its authorization and plans the slots, then calls
     /// ``rewriteSlots(of:_:announced:)`` in the same turn of the actor) until it finishes. When it would replace the
-    /// master key before the access log heard of it, the change is announced (``announceAccessLogKeyChange(of:from:to:)``)
-    /// and `attempt` runs again with it: the store takes other calls while the log writes, so everything is checked
-    /// and planned anew, and the announced key is used only if the master key is still the one it replaces.
+    /// master key before the access log heard of it, the change is announced
+    /// (``announceAccessLogKeyChange(of:from:to:)``) and `attempt` runs again with it: the store takes other calls
+    /// while the log writes, so everything is checked and planned anew, and the announced key is used only if the
+    /// master key is still the one it replaces.
     func rewritingSlots<Outcome>(of id: String,
                                  _ attempt: (AnnouncedMaster?) async throws(SecretServiceError) -> SlotRewrite<Outcome>)
         async throws(SecretServiceError) -> Outcome {
@@ -188,7 +189,8 @@ extension SecretStore {
         }
         heldSlotKeys[state.id] = nil
         for (planned, slot) in zip(plan, slots) { hold(planned.kek.map { SlotKey(slot: slot, kek: $0) }, of: state.id) }
-        return .finished(rekey ? .rekeyed : .masterKeyKept(unchangedSlots: plan.filter { $0.kek == nil }.map(\.slot.info)))
+        let unchanged = plan.filter { $0.kek == nil }.map(\.slot.info)
+        return .finished(rekey ? .rekeyed : .masterKeyKept(unchangedSlots: unchanged))
     }
 
     /// Writes the whole file anew with `slots`, replaces the old one atomically, and only then switches memory over.
