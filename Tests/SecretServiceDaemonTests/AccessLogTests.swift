@@ -278,6 +278,16 @@ struct AccessLogKeyChangeTests {
         #expect(try Self.recordKinds(directory + "/" + AccessLog.fileName) == [.entry, .keyChange, .entry, .entry])
     }
 
+    @Test("a key change with no log file makes none: there is no older record to keep readable")
+    func keyChangeWithoutLog() async throws {
+        let directory = try AccessLogTests.directory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let keys = try TestLogKeys()
+        guard case .available(let old) = await keys.key("login") else { throw CancellationError() }
+        try await keys.log(directory).keyChanged(of: "login", from: old, to: try SecureRandom.secretBytes(count: 32))
+        #expect(!FileManager.default.fileExists(atPath: directory + "/" + AccessLog.fileName))
+    }
+
     @Test("a key change that cannot be written is an error for the store, which then keeps the old key")
     func unwritableKeyChange() async throws {
         let directory = try AccessLogTests.directory()

@@ -180,6 +180,12 @@ actor AccessLog {
     func keyChanged(of collection: String, from old: SecretBytes, to new: SecretBytes) throws {
         guard let path else { return }
         let previous = try AccessLogKey(old), current = try AccessLogKey(new)
+        guard [path, path + Self.rotatedSuffix].contains(where: AccessLogFile.exists) else {
+            // No file, no older record to keep readable (access control was never on): none is made for the change.
+            // A first batch sealed with the old key may still be on its way; the next record then carries the key.
+            lastKeys[collection] = previous
+            return
+        }
         lastKeys[collection] = previous
         // Forgotten after: the next record needs no key change before it, whichever key seals it. A record the old
         // key seals may still follow (its key was asked for before the change), and must not seal the new key, which

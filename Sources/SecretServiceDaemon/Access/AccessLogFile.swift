@@ -171,6 +171,12 @@ struct AccessLogFile {
         }
     }
 
+    /// Whether anything is at `path` (a file that is not a log is still one to move aside and report).
+    static func exists(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0
+    }
+
     /// A whole file, or `nil` when it is missing or not a regular file.
     static func read(_ path: String) -> [UInt8]? {
         let fd = Glibc.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
