@@ -118,10 +118,14 @@ struct SyscallKiller {
         }
         try process.run()
         let path = errors.path
+        let attached = "Process \(pid) attached"
+        // strace says why it cannot attach (tracing a process that is not its child takes root or ptrace_scope 0).
         try await events.wait(until: {
             let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
-            return text.contains("Process \(pid) attached")
+            return text.contains(attached) || text.contains("ptrace(")
         }, limit: .seconds(30), what: "strace attached to cofferd")
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        guard text.contains(attached) else { throw DaemonHarness.StartError("strace: \(text)") }
         return SyscallKiller(ended: ended)
     }
 
