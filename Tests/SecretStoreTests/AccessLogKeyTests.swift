@@ -117,6 +117,33 @@ struct AccessLogKeyTests {
                 && changes.first?.file == oldFile)
     }
 
+    @Test("a re-key overtaken by another while the log writes uses nothing it planned: the other's keys stand")
+    func overtakenWhileTheLogWrites() async throws {
+        let dir = try ScratchDirectory()
+        let latest: [UInt8]
+        do {
+            let store = try await dir.store()
+            _ = try await store.createCollection(label: "C", alias: "", password: password("pw"), preferredID: "c")
+            let told = Mutex(0)
+            await store.onAccessLogKeyChange { _, _, _ in
+                guard told.withLock({ $0 += 1; return $0 }) == 1 else { return }
+                // While the log writes the first change, another re-keys the collection under it.
+                let outcome = try await store.passwordChange(of: "c", from: password("pw"), to: password("other"))
+                #expect(outcome == .rekeyed)
+            }
+            // The slot the change was authorized by is no longer the one in the file: refused, nothing written.
+            #expect(try await store.passwordChange(of: "c", from: password("pw"), to: password("new")) == .refused)
+            #expect(told.withLock { $0 } == 2)
+            latest = try #require(Self.key(await store.accessLogKey(of: "c")))
+            try await store.setLocked("c", true)
+        }
+        let store = try await dir.store()
+        #expect(try await !store.unlock("c", password: password("new")))
+        #expect(try await !store.unlock("c", password: password("pw")))
+        #expect(try await store.unlock("c", password: password("other")))
+        #expect(Self.key(await store.accessLogKey(of: "c")) == latest)
+    }
+
     struct Failure: Error, CustomStringConvertible {
         let description: String
         init(_ description: String) { self.description = description }
