@@ -117,7 +117,7 @@ actor AccessLog {
     }
 
     private func write(_ entries: [AccessLogEntry], durable: Bool) async {
-        guard let path else { return }
+        guard path != nil else { return }
         let batch = waiting + entries
         waiting = []
         // Every key first: the actor takes other calls while it waits for the store, so the file's state is only
@@ -170,12 +170,11 @@ actor AccessLog {
     /// little per entry, small against the file's bound, so rotation still keeps most of a file's entries.
     private var linesPerRecord: Int { max(256, min(16 * 1024, maximumBytes / 16)) }
 
-    /// A collection's master key is about to be replaced: its previous key is written at once, sealed with the new
-    /// one (a key-change record), and synced, so older records still open, also after a restart and while the
-    /// collection is locked. The store waits for this before it puts the file with the new key in place: written
-    /// after, a crash in between would leave the older records sealed with a key nothing opens. A record whose change
-    /// never took place (the change failed, or cofferd stopped first) is sealed with a key nobody holds, and readers
-    /// pass over it.
+    /// A collection's master key is about to be replaced: its previous key is written, sealed with the new one (a
+    /// key-change record), and synced, so older records still open, also after a restart and while the collection
+    /// is locked. The store waits for this before the file with the new key replaces the old: written after, a crash
+    /// in between would leave the older records sealed with a key nothing opens. A record of a change that never
+    /// took place is sealed with a key nobody holds, and readers pass over it.
     /// - Throws: when the record cannot be written; the store then keeps the old key.
     func keyChanged(of collection: String, from old: SecretBytes, to new: SecretBytes) throws {
         guard let path else { return }
