@@ -43,7 +43,7 @@ STATIC_BUILD = swift build -c $(CONFIGURATION) --static-swift-stdlib $(STATIC_LA
 BUILD_PACKAGES = pkg-config libdbus-1-dev libgcrypt20-dev dbus-daemon dbus-bin pinentry-curses $(PAM_BUILD_PACKAGES)
 # bubblewrap runs cofferd under the systemd unit's file-system restrictions and sandboxes the Secret portal tests'
 # applications, which reach cofferd through xdg-desktop-portal (their client uses python3-gi); mandoc lints the man pages.
-TEST_PACKAGES = libsecret-tools gnome-keyring python3 python3-cryptography python3-secretstorage python3-keyring python3-dbus libglib2.0-bin systemd libcap2-bin util-linux pamtester bubblewrap mandoc xdg-desktop-portal python3-gi syncthing
+TEST_PACKAGES = libsecret-tools gnome-keyring python3 python3-cryptography python3-secretstorage python3-keyring python3-dbus libglib2.0-bin systemd libcap2-bin util-linux pamtester bubblewrap mandoc xdg-desktop-portal python3-gi syncthing strace
 
 # The fault tests: mount namespaces and mounts (util-linux, mount), capabilities (libcap2-bin), prlimit.
 FAULT_TEST_PACKAGES = util-linux mount libcap2-bin

@@ -118,6 +118,14 @@ extension SecretStore {
     /// start in between and later install a writer for the file this one replaces.
     func finishRemovingKeySlot(_ number: UInt32, from id: String, authorizing: [SlotKey]) async
         throws(SecretServiceError) -> KeyChangeOutcome {
+        try await rewritingSlots(of: id) { announced throws(SecretServiceError) in
+            try await attemptRemovingKeySlot(number, from: id, authorizing: authorizing, announced: announced)
+        }
+    }
+
+    private func attemptRemovingKeySlot(_ number: UInt32, from id: String, authorizing: [SlotKey],
+                                        announced: AnnouncedMaster?) async
+        throws(SecretServiceError) -> SlotRewrite<KeyChangeOutcome> {
         await waitForCompaction(of: id)
         let slots = try keySlotRecords(of: id)
         guard slots.contains(where: { $0.id == number }) else { throw .noSuchObject("the collection has no key slot \(number)") }
@@ -127,10 +135,10 @@ extension SecretStore {
         let wasLocked = try state(of: id).isLocked
         defer { if wasLocked { _ = try? setLocked(id, true) } }
         guard let (opened, _) = try openMaster(id, with: authorizing), try finishUnlock(id, with: authorizing) else {
-            return .refused
+            return .finished(.refused)
         }
         let key = authorizing.first { $0.slot == opened }
         let plan = slots.filter { $0.id != number }.map { plannedSlot($0, of: id, authorizedBy: key) }
-        return try rewriteSlots(of: try state(of: id), plan)
+        return try rewriteSlots(of: try state(of: id), plan, announced: announced)
     }
 }

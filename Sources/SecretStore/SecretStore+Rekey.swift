@@ -18,6 +18,18 @@ public enum KeyChangeOutcome: Sendable, Equatable {
     case masterKeyKept(unchangedSlots: [KeySlotInfo])
 }
 
+/// A master key to replace `old` with, that the access log was told of (``SecretStore/rewritingSlots(of:_:)``).
+struct AnnouncedMaster {
+    var old: SecretBytes
+    var new: SecretBytes
+}
+
+/// What an attempt to rewrite a collection's key slots came to: done, or a new master key to announce first.
+enum SlotRewrite<Outcome> {
+    case finished(Outcome)
+    case announce(AnnouncedMaster)
+}
+
 /// A slot of the file about to be written: an existing slot kept as it is (`kek` is `nil`), or one to be sealed
 /// with `kek` (its number, kind, salt and cost come from `slot`).
 struct PlannedSlot {
@@ -57,26 +69,38 @@ extension SecretStore {
     func finishPasswordChange(_ id: String, oldKeys: [SlotKey], newKEK: SecretBytes, salt: [UInt8],
                               parameters: Argon2idParameters) async throws(SecretServiceError)
         -> (KeyChangeOutcome, SyncWrapTarget?) {
-        await waitForCompaction(of: id)
-        let wasLocked = try state(of: id).isLocked
-        // Also when writing fails: a password change must not leave a locked collection open.
-        defer { if wasLocked { _ = try? setLocked(id, true) } }
-        // Check the old password against the slots themselves: an unlocked collection would not ask for it otherwise.
-        guard let (changed, _) = try openMaster(id, with: oldKeys), try finishUnlock(id, with: oldKeys) else {
-            return (.refused, nil)
+        let (outcome, wrap) = try await rewritingSlots(of: id) { announced throws(SecretServiceError) in
+            try await attemptPasswordChange(id, oldKeys: oldKeys, newKEK: newKEK, salt: salt, parameters: parameters,
+                                            announced: announced)
         }
-        var plan = try keySlotRecords(of: id).filter { $0.id != changed.id }.map { plannedSlot($0, of: id) }
-        plan.append(PlannedSlot(slot: KeySlot(id: changed.id, kind: .password, parameters: parameters, salt: salt,
-                                              nonce: [], wrappedKey: []),
-                                kek: newKEK))
-        let outcome = try rewriteSlots(of: try state(of: id), plan)
         if case .masterKeyKept(let slots) = outcome {
             // Whatever asked for the change (PAM, Seahorse, the CLI) may have no way to say so; the log must.
             logger.notice("password changed; the master key was kept for key slots whose keys cofferd does not hold",
                           metadata: ["secret.collection": "\(id)",
                                      "slots": "\(slots.map { "\($0.id) \($0.kind.name)" })"])
         }
-        return (outcome, syncWrapTarget(of: id))
+        return (outcome, wrap)
+    }
+
+    private func attemptPasswordChange(_ id: String, oldKeys: [SlotKey], newKEK: SecretBytes, salt: [UInt8],
+                                       parameters: Argon2idParameters, announced: AnnouncedMaster?) async
+        throws(SecretServiceError) -> SlotRewrite<(KeyChangeOutcome, SyncWrapTarget?)> {
+        await waitForCompaction(of: id)
+        let wasLocked = try state(of: id).isLocked
+        // Also when writing fails: a password change must not leave a locked collection open.
+        defer { if wasLocked { _ = try? setLocked(id, true) } }
+        // Check the old password against the slots themselves: an unlocked collection would not ask for it otherwise.
+        guard let (changed, _) = try openMaster(id, with: oldKeys), try finishUnlock(id, with: oldKeys) else {
+            return .finished((.refused, nil))
+        }
+        var plan = try keySlotRecords(of: id).filter { $0.id != changed.id }.map { plannedSlot($0, of: id) }
+        plan.append(PlannedSlot(slot: KeySlot(id: changed.id, kind: .password, parameters: parameters, salt: salt,
+                                              nonce: [], wrappedKey: []),
+                                kek: newKEK))
+        switch try rewriteSlots(of: try state(of: id), plan, announced: announced) {
+        case .finished(let outcome): return .finished((outcome, syncWrapTarget(of: id)))
+        case .announce(let master): return .announce(master)
+        }
     }
 
     /// `slot` as planned for a rewrite: with its key when one is held, else kept as it is.
@@ -92,17 +116,51 @@ extension SecretStore {
         heldSlotKeys[id, default: [:]][key.slot.id] = key
     }
 
+    /// Runs `attempt` (which waits for compaction, checks its authorization and plans the slots, then calls
+    /// ``rewriteSlots(of:_:announced:)`` in the same turn of the actor) until it finishes. When it would replace the
+    /// master key before the access log heard of it, the change is announced
+    /// (``announceAccessLogKeyChange(of:from:to:)``) and `attempt` runs again with it: the store takes other calls
+    /// while the log writes, so everything is checked and planned anew, and the announced key is used only if the
+    /// master key is still the one it replaces.
+    func rewritingSlots<Outcome>(of id: String,
+                                 _ attempt: (AnnouncedMaster?) async throws(SecretServiceError) -> SlotRewrite<Outcome>)
+        async throws(SecretServiceError) -> Outcome {
+        var announced: AnnouncedMaster?
+        // Another re-key between an announcement and the rewrite makes a new announcement; a few in a row mean the
+        // key is being changed in a loop, and this change gives way.
+        for _ in 0..<3 {
+            switch try await attempt(announced) {
+            case .finished(let outcome):
+                return outcome
+            case .announce(let master):
+                try await announceAccessLogKeyChange(of: id, from: master.old, to: master.new)
+                announced = master
+            }
+        }
+        throw .failed("the collection's master key kept changing while it was being replaced; try again")
+    }
+
     /// Writes the collection's file anew holding exactly the planned slots. When every planned slot has its key the
     /// master key is replaced too (every item sealed again); otherwise the master key stays and only the slots with
-    /// a key are sealed again. The unlocked collection must be unlocked.
-    func rewriteSlots(of state: CollectionState, _ plan: [PlannedSlot]) throws(SecretServiceError)
-        -> KeyChangeOutcome {
+    /// a key are sealed again. The unlocked collection must be unlocked. A new master key is used only once the
+    /// access log holds the change (`announced` replacing the current key); otherwise nothing is written and the
+    /// change to announce is returned (see ``rewritingSlots(of:_:)``).
+    func rewriteSlots(of state: CollectionState, _ plan: [PlannedSlot], announced: AnnouncedMaster?)
+        throws(SecretServiceError) -> SlotRewrite<KeyChangeOutcome> {
         guard let current = state.keys else { throw .isLocked("the collection is locked") }
         let rekey = plan.allSatisfy { $0.kek != nil }
         let keys: CollectionKeys
         var slots: [KeySlot] = []
         do {
-            keys = rekey ? try CollectionKeys(master: CollectionKeys.newMaster(), collectionID: state.id) : current
+            if !rekey {
+                keys = current
+            } else if let announced, announced.old.constantTimeEquals(current.master) {
+                keys = try CollectionKeys(master: announced.new, collectionID: state.id)
+            } else if accessLogKeyChange != nil {
+                return .announce(AnnouncedMaster(old: current.master, new: try CollectionKeys.newMaster()))
+            } else {
+                keys = try CollectionKeys(master: CollectionKeys.newMaster(), collectionID: state.id)
+            }
             for planned in plan {
                 guard let kek = planned.kek else {
                     slots.append(planned.slot)
@@ -126,13 +184,13 @@ extension SecretStore {
                 throw error
             }
             settleSyncStateRekey(of: state.id)
-            announceAccessLogKeyChange(of: state.id, from: current.master, to: keys.master)
         } else {
             try replaceFile(of: state, keys: keys, resealing: false, slots: slots.sorted { $0.id < $1.id })
         }
         heldSlotKeys[state.id] = nil
         for (planned, slot) in zip(plan, slots) { hold(planned.kek.map { SlotKey(slot: slot, kek: $0) }, of: state.id) }
-        return rekey ? .rekeyed : .masterKeyKept(unchangedSlots: plan.filter { $0.kek == nil }.map(\.slot.info))
+        let unchanged = plan.filter { $0.kek == nil }.map(\.slot.info)
+        return .finished(rekey ? .rekeyed : .masterKeyKept(unchangedSlots: unchanged))
     }
 
     /// Writes the whole file anew with `slots`, replaces the old one atomically, and only then switches memory over.

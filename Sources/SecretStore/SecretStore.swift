@@ -42,9 +42,9 @@ public actor SecretStore {
     /// locked: the credential itself stays readable by this process for its whole life anyway (systemd keeps it in
     /// `$CREDENTIALS_DIRECTORY`). A key counts only while its slot is unchanged (``SlotKey/slot``).
     var heldSlotKeys: [String: [UInt32: SlotKey]] = [:]
-    /// Told a collection's previous and new access-log keys when its master key is replaced
+    /// Told a collection's previous and new access-log keys before its master key is replaced
     /// (``onAccessLogKeyChange(_:)``).
-    var accessLogKeyChange: (@Sendable (String, SecretBytes, SecretBytes) -> Void)?
+    var accessLogKeyChange: AccessLogKeyChangeHandler?
     /// Synchronized collections' links to their folders, while unlocked (docs/SYNC.md; Sync/SecretStore+Sync.swift).
     var syncLinks: [String: SyncLink] = [:]
     /// Collections being made synchronized, so two requests cannot both make one so.

@@ -241,8 +241,65 @@ struct AccessLogKeyChangeTests {
         let restarted = keys.log(directory)
         try await keys.rekey("login")
         guard case .available(let new) = await keys.key("login") else { throw CancellationError() }
-        await restarted.keyChanged(of: "login", from: old, to: new)
+        try await restarted.keyChanged(of: "login", from: old, to: new)
         let later = keys.log(directory)
         #expect(await later.entries() == AccessLogReading(entries: [AccessLogTests.entry(1)]))
+    }
+
+    /// The kinds of the records of a log file, in order.
+    static func recordKinds(_ path: String) throws -> [AccessLogRecord.Kind] {
+        var rest = try #require(AccessLogFile.read(path))[...].dropFirst(AccessLogFormat.headerCount)
+        var kinds: [AccessLogRecord.Kind] = []
+        while case .record(let record, let count) = AccessLogRecord.parse(rest) {
+            kinds.append(record.kind)
+            rest = rest.dropFirst(count)
+        }
+        #expect(rest.isEmpty)
+        return kinds
+    }
+
+    @Test("a key change written for a change that never took place is passed over: the old key opens every entry, and no record seals the key that was not used")
+    func changeThatNeverTookPlace() async throws {
+        let directory = try AccessLogTests.directory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let keys = try TestLogKeys()
+        let log = keys.log(directory)
+        await log.record(AccessLogTests.entry(1))
+        guard case .available(let old) = await keys.key("login") else { throw CancellationError() }
+        // The store announces a new key, then keeps the old one (the new file could not be written, or cofferd
+        // stopped before it was in place).
+        try await log.keyChanged(of: "login", from: old, to: try SecureRandom.secretBytes(count: 32))
+        await log.record(AccessLogTests.entry(2))
+        #expect(await log.entries() == AccessLogReading(entries: [AccessLogTests.entry(1), AccessLogTests.entry(2)]))
+        let restarted = keys.log(directory)
+        await restarted.record(AccessLogTests.entry(3))
+        #expect(await restarted.entries()
+                == AccessLogReading(entries: [1, 2, 3].map { AccessLogTests.entry($0) }))
+        #expect(try Self.recordKinds(directory + "/" + AccessLog.fileName) == [.entry, .keyChange, .entry, .entry])
+    }
+
+    @Test("a key change with no log file makes none: there is no older record to keep readable")
+    func keyChangeWithoutLog() async throws {
+        let directory = try AccessLogTests.directory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let keys = try TestLogKeys()
+        guard case .available(let old) = await keys.key("login") else { throw CancellationError() }
+        try await keys.log(directory).keyChanged(of: "login", from: old, to: try SecureRandom.secretBytes(count: 32))
+        #expect(!FileManager.default.fileExists(atPath: directory + "/" + AccessLog.fileName))
+    }
+
+    @Test("a key change that cannot be written is an error for the store, which then keeps the old key")
+    func unwritableKeyChange() async throws {
+        let directory = try AccessLogTests.directory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let keys = try TestLogKeys()
+        // Not a file the log can open, whoever runs the test.
+        try FileManager.default.createDirectory(atPath: directory + "/" + AccessLog.fileName,
+                                                withIntermediateDirectories: false)
+        guard case .available(let old) = await keys.key("login") else { throw CancellationError() }
+        await #expect(throws: (any Error).self) {
+            try await keys.log(directory).keyChanged(of: "login", from: old,
+                                                     to: try SecureRandom.secretBytes(count: 32))
+        }
     }
 }

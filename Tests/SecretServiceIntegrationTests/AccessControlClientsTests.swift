@@ -83,6 +83,12 @@ struct AccessControlClientsTests {
             #expect(find.stderr == "coffer: SecKeychainSearchCopyNext: User interaction is not allowed. "
                     + "(\(PinentryText.consent))\n")
             #expect(daemon.pinentryCommands.isEmpty, "a pinentry ran with nobody to see it")
+
+            // Refused without a question, and logged as refused: once for each of the three clients above.
+            let refusals = try await AccessManagementTests.log(coffer).filter { $0["outcome"] as? String == "refused" }
+            let programs = refusals.compactMap { $0["application"] as? String }
+            #expect(programs.count == 3 && programs.filter { $0.contains("/secret-tool@") }.count == 1
+                    && programs.filter { $0.contains("/coffer@") }.count == 2, "\(refusals)")
             #expect(await daemon.stop() == .exited(0), "log:\n\(daemon.log())")
         }
     }

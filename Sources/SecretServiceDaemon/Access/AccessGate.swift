@@ -31,11 +31,12 @@ struct AccessGate: Sendable {
         self.store = store
     }
 
-    /// Hands the store's master-key changes to the log, which keeps older entries readable with them.
+    /// Hands the store's master-key changes to the log, which keeps older entries readable with them; a change goes
+    /// ahead only once the log holds it.
     func followKeyChanges() async {
         let log = self.log
         await store.onAccessLogKeyChange { collection, old, new in
-            Task.detached { await log.keyChanged(of: collection, from: old, to: new) }
+            try await log.keyChanged(of: collection, from: old, to: new)
         }
     }
 

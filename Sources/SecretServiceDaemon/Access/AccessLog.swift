@@ -49,8 +49,9 @@ actor AccessLog {
     private var flushScheduled = false
     /// Entries whose key is not at hand (their collection is locked), oldest first; bounded like ``memory``.
     private var waiting: [AccessLogEntry] = []
-    /// The key each collection's records were last sealed with this run: when it changes (a password change
-    /// replaced the master key), the old key is written sealed under the new one, so older records still open.
+    /// The key each collection's records were last sealed with this run: when it changes, the old key is written
+    /// sealed under the new one, so older records still open. A password change writes its record itself, before
+    /// the change (``keyChanged(of:from:to:)``).
     private var lastKeys: [String: AccessLogKey] = [:]
     /// Repairs made when the file was opened, reported with every reading until cofferd restarts.
     private var repairs: [String] = []
@@ -116,7 +117,7 @@ actor AccessLog {
     }
 
     private func write(_ entries: [AccessLogEntry], durable: Bool) async {
-        guard let path else { return }
+        guard path != nil else { return }
         let batch = waiting + entries
         waiting = []
         // Every key first: the actor takes other calls while it waits for the store, so the file's state is only
@@ -169,28 +170,48 @@ actor AccessLog {
     /// little per entry, small against the file's bound, so rotation still keeps most of a file's entries.
     private var linesPerRecord: Int { max(256, min(16 * 1024, maximumBytes / 16)) }
 
-    /// A collection's master key was replaced: its previous key is written at once, sealed with the new one (a
-    /// key-change record), so older records still open, also after a restart and while the collection is locked.
-    func keyChanged(of collection: String, from old: SecretBytes, to new: SecretBytes) {
-        guard let previous = try? AccessLogKey(old), let current = try? AccessLogKey(new), path != nil else { return }
-        // Set even when an entry was sealed with the new key already: the key change may follow it in the file.
+    /// A collection's master key is about to be replaced: its previous key is written, sealed with the new one (a
+    /// key-change record), and synced, so older records still open, also after a restart and while the collection
+    /// is locked. The store waits for this before the file with the new key replaces the old: written after, a crash
+    /// in between would leave the older records sealed with a key nothing opens. A record of a change that never
+    /// took place is sealed with a key nobody holds, and readers pass over it.
+    /// - Throws: when the record cannot be written; the store then keeps the old key.
+    func keyChanged(of collection: String, from old: SecretBytes, to new: SecretBytes) throws {
+        guard let path else { return }
+        let previous = try AccessLogKey(old), current = try AccessLogKey(new)
+        guard [path, path + Self.rotatedSuffix].contains(where: AccessLogFile.exists) else {
+            // No file, no older record to keep readable (access control was never on): none is made for the change.
+            // A first batch sealed with the old key may still be on its way; the next record then carries the key.
+            lastKeys[collection] = previous
+            return
+        }
         lastKeys[collection] = previous
-        commit([Sealing(lines: [], collection: collection, key: current)], durable: true)
+        // Forgotten after: the next record needs no key change before it, whichever key seals it. A record the old
+        // key seals may still follow (its key was asked for before the change), and must not seal the new key, which
+        // would let the old password read what is written from now on.
+        defer { lastKeys[collection] = nil }
+        try commit([Sealing(lines: [], collection: collection, key: current)], durable: true, at: path)
     }
 
-    /// Seals and writes, without a suspension: nothing else touches the file meanwhile.
+    /// Seals and writes, without a suspension: nothing else touches the file meanwhile. A failure is reported in
+    /// cofferd's log only: a decision stands, and its entry is not kept for a later try.
     private func commit(_ sealings: [Sealing], durable: Bool) {
         guard let path, !sealings.isEmpty else { return }
+        try? commit(sealings, durable: durable, at: path)
+    }
+
+    private func commit(_ sealings: [Sealing], durable: Bool, at path: String) throws {
         setAsideUnsealed(path)
         var file = self.file ?? AccessLogFile(path: path, maximumBytes: maximumBytes)
+        defer { self.file = file }
         do {
             if !file.isOpen, let repair = try file.open() { noteRepair(repair) }
             try append(sealings, to: &file, durable: durable)
         } catch {
             logger.error("the access log could not be written", metadata: ["path": "\(path)", "error": "\(error)"])
             file.close()  // the next entry opens (and repairs) the file again
+            throw error
         }
-        self.file = file
     }
 
     /// Seals and writes, rotating when the next record would pass the bound.

@@ -65,6 +65,9 @@ struct AccessLogFile {
             fileID = SecureRandom.nonce(count: AccessLogFormat.fileIDCount)
             size = 0
             try append(AccessLogFormat.header(fileID: fileID), durable: true)
+            // A record synced into a file whose name is not is lost with it on a power cut (a key-change record
+            // must outlast the collection file it precedes).
+            syncDirectory()
             return nil
         }
         guard let id = AccessLogFormat.fileID(ofHeader: bytes[...]) else {
@@ -134,13 +137,16 @@ struct AccessLogFile {
     mutating func rotate() throws {
         close()
         guard rename(path, path + AccessLog.rotatedSuffix) == 0 else { throw LogFileError("cannot rotate") }
+        _ = try open()  // which syncs the directory, the rename with the new file
+    }
+
+    private func syncDirectory() {
         let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
         let dirfd = Glibc.open(directory.isEmpty ? "/" : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if dirfd >= 0 {
             _ = fsync(dirfd)
             Glibc.close(dirfd)
         }
-        _ = try open()
     }
 
     private mutating func append(_ bytes: [UInt8], durable: Bool) throws {
@@ -163,6 +169,12 @@ struct AccessLogFile {
             guard let bytes = read(file), bytes.starts(with: Array("1\t".utf8)) else { return false }
             return rename(file, file + ".unsealed") == 0
         }
+    }
+
+    /// Whether anything is at `path` (a file that is not a log is still one to move aside and report).
+    static func exists(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0
     }
 
     /// A whole file, or `nil` when it is missing or not a regular file.

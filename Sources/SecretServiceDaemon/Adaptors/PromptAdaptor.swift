@@ -38,6 +38,7 @@ struct PromptAdaptor {
             return HandlerResult()  // already showing: a second Prompt() changes nothing
         }
         if let reason = await context.prompter.unavailability() {
+            await work.unasked?()
             return await refuse(id, caller: caller, reason: work.question.reason(reason))
         }
         return HandlerResult { await run(id, work: work, windowID: windowID) }

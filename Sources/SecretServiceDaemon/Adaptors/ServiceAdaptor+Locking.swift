@@ -34,7 +34,7 @@ extension ServiceAdaptor {
 
         let requested = pending
         let context = context
-        let work = PromptWork(emptyResult: .objectPaths([]), question: needsPassword ? .password : .consent) {
+        var work = PromptWork(emptyResult: .objectPaths([]), question: needsPassword ? .password : .consent) {
             windowID in
             var unlocked = Set<String>()
             for (_, collection, _) in requested where !unlocked.contains(collection) {
@@ -56,6 +56,16 @@ extension ServiceAdaptor {
             }
             // Nothing allowed: the user dismissed the prompt.
             return allowed.isEmpty ? nil : .objectPaths(allowed)
+        }
+        // Nobody can be asked: the items the caller would have been asked about are refused to it, and logged so
+        // (those of a locked collection are not known to be another application's until it is unlocked).
+        work.unasked = {
+            for case (_, let collection, let item?) in requested
+            where await !context.access.permits(caller, collection: collection, item: item) {
+                guard (try? await context.store.collectionInfo(collection, countingItemTimes: false))?.isLocked == false
+                else { continue }
+                await context.access.refused(caller, collection: collection, item: item)
+            }
         }
         let prompt = try await context.clients.createPrompt(owner: caller, work: work)
         return context.registered([.objectPaths(unlocked), .objectPath(Paths.prompt(prompt))], for: caller)

@@ -11,6 +11,9 @@ struct PromptWork: Sendable {
     /// What the user would be asked, which decides what a client is told when nobody can be asked.
     var question: PromptQuestion = .password
     var run: @Sendable (_ windowID: String) async -> DBusValue?
+    /// Runs instead of ``run`` when nobody can be asked (the prompt is refused before it starts): records what the
+    /// caller was refused without a question, which the access log must show like any other refusal.
+    var unasked: (@Sendable () async -> Void)?
 }
 
 /// What a prompt asks the user.
