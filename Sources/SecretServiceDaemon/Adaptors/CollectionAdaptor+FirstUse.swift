@@ -31,7 +31,8 @@ extension CollectionAdaptor {
         let store = context.store
         let logger = context.logger
         let creator = Self.isUnowned(properties) ? nil : await context.access.creator(for: caller, receivedAt: receivedAt)
-        let work = PromptWork(emptyResult: .objectPath(.root)) { windowID in
+        // No default collection yet: `coffer unlock-keychain` creates `login` as the default, as this prompt would.
+        let work = PromptWork(emptyResult: .objectPath(.root), question: .unlock(collection: nil)) { windowID in
             var collection = await store.resolveAlias(SecretServiceNames.defaultAlias)
             if collection == nil {
                 let request = PasswordRequest(collectionLabel: Self.firstCollectionLabel, windowID: windowID,

@@ -83,7 +83,8 @@ struct CollectionAdaptor {
             return HandlerResult([.objectPath(.root)])
         }
         let context = context
-        let work = PromptWork(emptyResult: .objectPaths([])) { windowID in
+        let question = await context.unlockQuestion(for: [id])
+        let work = PromptWork(emptyResult: .objectPaths([]), question: question) { windowID in
             let unlocked = await context.unlocks.unlock(id) {
                 await UnlockFlow(context: context).run(id, windowID: windowID, caller: caller)
             }

@@ -21,7 +21,7 @@ extension GnomeKeyringAdaptor {
             throw .notSupported("cofferd has no password prompter to ask for the passwords with")
         }
         let flow = PasswordChangeFlow(context: context, prompter: prompter)
-        let work = PromptWork(emptyResult: Self.changeResult) { windowID in
+        let work = PromptWork(emptyResult: Self.changeResult, question: .change(collection: id)) { windowID in
             await flow.run(id, windowID: windowID, caller: caller) ? Self.changeResult : nil
         }
         let prompt = try await context.clients.createPrompt(owner: caller, work: work)

@@ -34,8 +34,9 @@ extension ServiceAdaptor {
 
         let requested = pending
         let context = context
-        var work = PromptWork(emptyResult: .objectPaths([]), question: needsPassword ? .password : .consent) {
-            windowID in
+        let question = needsPassword
+            ? await context.unlockQuestion(for: pending.map(\.collection)) : PromptQuestion.consent
+        var work = PromptWork(emptyResult: .objectPaths([]), question: question) { windowID in
             var unlocked = Set<String>()
             for (_, collection, _) in requested where !unlocked.contains(collection) {
                 let done = await context.unlocks.unlock(collection) {

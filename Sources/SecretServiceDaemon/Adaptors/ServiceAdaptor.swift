@@ -116,7 +116,12 @@ struct ServiceAdaptor {
             return HandlerResult([.objectPath(Paths.collection(id)), .objectPath(.root)])
         }
         let logger = context.logger
-        let work = PromptWork(emptyResult: .objectPath(.root)) { windowID in
+        // The first collection for the default alias becomes `login`, which `coffer unlock-keychain` also creates.
+        let existingIDs = await store.collectionIDs()
+        let makesDefault = alias == SecretServiceNames.defaultAlias
+            && !existingIDs.contains(SecretServiceNames.loginCollection)
+        let question = makesDefault ? PromptQuestion.unlock(collection: nil) : .create(label: label)
+        let work = PromptWork(emptyResult: .objectPath(.root), question: question) { windowID in
             let request = PasswordRequest(collectionLabel: label, windowID: windowID, caller: caller, attempt: 1,
                                           errorText: nil)
             guard let password = await prompter.newPassword(for: request), !Task.isCancelled else { return nil }

@@ -9,26 +9,11 @@ struct PromptWork: Sendable {
     /// The `Completed` result a dismissed prompt reports, typed as clients expect for this operation.
     var emptyResult: DBusValue
     /// What the user would be asked, which decides what a client is told when nobody can be asked.
-    var question: PromptQuestion = .password
+    var question: PromptQuestion
     var run: @Sendable (_ windowID: String) async -> DBusValue?
     /// Runs instead of ``run`` when nobody can be asked (the prompt is refused before it starts): records what the
     /// caller was refused without a question, which the access log must show like any other refusal.
     var unasked: (@Sendable () async -> Void)?
-}
-
-/// What a prompt asks the user.
-enum PromptQuestion: Sendable {
-    /// A password: to unlock, create or re-key a collection.
-    case password
-    /// Whether an application may use items another application stored (docs/ACCESS-CONTROL.md).
-    case consent
-
-    /// The reason a client is given when `unavailable` (the prompter's own reason) keeps the prompt from being shown.
-    /// A consent question has no password to give instead, so its reason names the one way left: an agent.
-    func reason(_ unavailable: String) -> String {
-        guard self == .consent, unavailable == PinentryPrompter.noDisplayOrTerminal else { return unavailable }
-        return PinentryPrompter.noDisplayForConsent
-    }
 }
 
 /// A prompt's state inside the registry.

@@ -34,9 +34,10 @@ public protocol Prompter: Sendable {
     func approve(_ request: PromptRequest) async -> Bool
 
     /// Why this prompter cannot reach the user at all right now (no display and no terminal, no program to ask
-    /// with), in words a client can show; `nil` when it can try. Asked before a prompt runs, so the client gets the
-    /// reason as the error of its `Prompt()` call rather than a bare dismissal.
-    func unavailability() async -> String?
+    /// with); `nil` when it can try. Asked before a prompt runs, so the client gets the reason, worded for the
+    /// prompt's question (``PromptQuestion/reason(_:)``), as the error of its `Prompt()` call rather than a bare
+    /// dismissal.
+    func unavailability() async -> PromptUnavailability?
 
     /// Asks whether an application may use an item (`request.kind` is ``PromptRequest/Kind/access(_:)``): allow
     /// once, always allow, or deny.
@@ -45,7 +46,7 @@ public protocol Prompter: Sendable {
 
 extension Prompter {
     /// A prompter that needs nobody (``FixedPrompter``) is always available.
-    public func unavailability() async -> String? { nil }
+    public func unavailability() async -> PromptUnavailability? { nil }
 
     /// A prompter that can only say yes or no offers no "always": yes allows once.
     public func consent(_ request: PromptRequest) async -> AccessAnswer {

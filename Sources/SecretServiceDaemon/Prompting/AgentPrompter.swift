@@ -25,7 +25,7 @@ struct AgentPrompter: PasswordPrompter {
     /// How long the user has to answer at the agent.
     let timeout: Duration
 
-    func unavailability() async -> String? {
+    func unavailability() async -> PromptUnavailability? {
         guard let reason = await primary.unavailability() else { return nil }
         return await clients.currentPromptAgent == nil ? reason : nil
     }

@@ -83,24 +83,17 @@ public struct PinentryPrompter: PasswordPrompter {
 
     // MARK: - Prompter
 
-    /// What a client is told when no pinentry could be seen by anyone.
-    public static let noDisplayOrTerminal =
-        "cannot ask for the password: no display or terminal; run `coffer unlock-keychain` or `coffer prompt-agent`"
-    /// ``noDisplayOrTerminal`` for a question whether an application may use another's items.
-    public static let noDisplayForConsent =
-        "cannot ask whether to allow this application: no display or terminal; run `coffer prompt-agent` in a " +
-        "terminal, then try again"
-
     /// A pinentry can be shown on a display (`DISPLAY` or `WAYLAND_DISPLAY` in its environment) or on a terminal
     /// (``Configuration/ttyName``), and only if the program exists; otherwise it would fail, or hang until the
     /// timeout, with nobody to see it.
-    /// - Returns: ``noDisplayOrTerminal``, or that the program is missing; `nil` when a pinentry can be tried.
-    public func unavailability() async -> String? {
+    /// - Returns: ``PromptUnavailability/noDisplayOrTerminal``, or that the program is missing; `nil` when a
+    ///   pinentry can be tried.
+    public func unavailability() async -> PromptUnavailability? {
         let environment = configuration.environment
         let hasDisplay = ["DISPLAY", "WAYLAND_DISPLAY"].contains { !(environment[$0] ?? "").isEmpty }
-        guard hasDisplay || configuration.ttyName != nil else { return Self.noDisplayOrTerminal }
+        guard hasDisplay || configuration.ttyName != nil else { return .noDisplayOrTerminal }
         guard ChildProcess.resolve(configuration.program, environment: environment) != nil else {
-            return "cannot ask for the password: the pinentry program '\(configuration.program)' is not installed"
+            return .other("cannot ask for the password: the pinentry program '\(configuration.program)' is not installed")
         }
         return nil
     }
