@@ -20,7 +20,7 @@ enum SecurePoolLock {
     /// the pool's pages are inside up to its end. Any other layout (a future libgcrypt) leaves the pool unlocked
     /// and reports so, as a failed `mlock` did.
     ///
-    /// The corresponding C functions are `gcry_malloc_secure`, `gcry_is_secure` and `mlock2`.
+    /// The corresponding C functions are `gcry_malloc_secure`, `gcry_is_secure`, `mlock2` and `mlock`.
     static func lockEmptyPool() -> Bool {
         let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
         guard pageSize > 0, let probe = gcry_malloc_secure(1) else { return false }
@@ -34,6 +34,12 @@ enum SecurePoolLock {
             length += pageSize
         }
         guard length > 0 else { return false }
-        return cgcry_lock_on_fault(start, length) == 0
+        if cgcry_lock_on_fault(start, length) == 0 {
+            return true
+        }
+        // Without mlock2 (a kernel before 4.4, or valgrind) the pool is locked whole and resident, as libgcrypt would.
+        // glibc reports a missing mlock2 as EINVAL when flags are given, which is also a kernel's answer to a flag
+        // it does not know.
+        return (errno == ENOSYS || errno == EINVAL) && mlock(start, length) == 0
     }
 }
