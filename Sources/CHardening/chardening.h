@@ -32,7 +32,8 @@ static inline int chardening_wipe_freed_memory(void) {
 /// Has every thread allocate from glibc's one main arena (M_ARENA_MAX). By default each thread that allocates gets
 /// an arena of its own, whose heap keeps its touched and freed pages; the daemon's few threads mostly wait, so the
 /// arenas would cost memory and spare almost no lock contention (each thread's cache serves small blocks without
-/// the lock). Must run before a second thread allocates. Returns 1 on success.
+/// the lock). A thread that allocated before keeps its arena, so this belongs before the daemon starts its
+/// threads. Returns 1 on success.
 static inline int chardening_use_one_malloc_arena(void) {
     return mallopt(M_ARENA_MAX, 1);
 }
