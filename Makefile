@@ -34,13 +34,22 @@ CONFIGURATION ?= release
 # packs relative relocations (RELR) instead of a megabyte of RELA entries that the loader reads at every start.
 # --no-export-dynamic: the Swift runtime's link options export every symbol of our own modules, which only a
 # program that loads plug-ins needs; the loader would read that table at start-up too.
+# The C++ runtime is linked in as well: the Swift runtime calls a few of its functions, but loading libstdc++.so
+# means the loader resolves and dirties its relocations, tables and data at every start. The toolchain's link
+# options (static-stdlib-args.lnk) name -lstdc++ before any option a build can add, so -Bstatic cannot reach it;
+# instead STATIC_CXX_DIR, which holds only the archive, is searched before the compiler's own directory with the
+# shared library. Any -lstdc++ then takes the archive, and only the members the runtime uses are linked.
+STATIC_CXX_DIR = $(CURDIR)/.build-static/static-c++
 STATIC_LAYOUT = -Xswiftc -use-ld=lld -Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections \
   -Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic \
-  -Xlinker --symbol-ordering-file=$(CURDIR)/Sources/cofferd/cofferd.order -Xlinker --no-warn-symbol-ordering
+  -Xlinker --symbol-ordering-file=$(CURDIR)/Sources/cofferd/cofferd.order -Xlinker --no-warn-symbol-ordering \
+  -Xswiftc -L$(STATIC_CXX_DIR)
 STATIC_BUILD = swift build -c $(CONFIGURATION) --static-swift-stdlib $(STATIC_LAYOUT) -Xlinker -s --scratch-path .build-static
 
 # Build and runtime needs, then the real clients the integration tests drive.
-BUILD_PACKAGES = pkg-config libdbus-1-dev libgcrypt20-dev dbus-daemon dbus-bin pinentry-curses $(PAM_BUILD_PACKAGES)
+# libstdc++-12-dev holds the C++ runtime's archive that the static builds link (STATIC_CXX_DIR).
+BUILD_PACKAGES = pkg-config libdbus-1-dev libgcrypt20-dev dbus-daemon dbus-bin pinentry-curses libstdc++-12-dev \
+  $(PAM_BUILD_PACKAGES)
 # bubblewrap runs cofferd under the systemd unit's file-system restrictions and sandboxes the Secret portal tests'
 # applications, which reach cofferd through xdg-desktop-portal (their client uses python3-gi); mandoc lints the man pages.
 TEST_PACKAGES = libsecret-tools gnome-keyring python3 python3-cryptography python3-secretstorage python3-keyring python3-dbus libglib2.0-bin systemd libcap2-bin util-linux pamtester bubblewrap mandoc xdg-desktop-portal python3-gi syncthing strace
@@ -63,6 +72,12 @@ endef
 
 setup:
 	$(call apt_install,$(BUILD_PACKAGES))
+
+# The directory the static builds find libstdc++'s archive in (see STATIC_LAYOUT); the compiler says where it is.
+$(STATIC_CXX_DIR)/libstdc++.a: | setup
+	@archive="$$($(CC) -print-file-name=libstdc++.a)"; \
+	if [ ! -f "$$archive" ]; then echo "libstdc++.a not found (is libstdc++-12-dev installed?)" >&2; exit 1; fi; \
+	mkdir -p "$(@D)" && ln -sf "$$archive" "$@"
 
 setup-test: setup
 	$(call apt_install,$(TEST_PACKAGES) $(FAULT_TEST_PACKAGES))
@@ -100,7 +115,7 @@ reliability-faults: setup-test
 # The docs the installed help and man pages point at (docs/CONFIGURATION.md, ARCHIVE.md, ...) go to DOCDIR.
 INSTALLED_DOCS = README.md docs/*.md Sources/KeyringFiles/ARCHIVE.md
 
-install: setup
+install: setup $(STATIC_CXX_DIR)/libstdc++.a
 	$(STATIC_BUILD) --product cofferd
 	$(STATIC_BUILD) --product coffer
 	$(STATIC_BUILD) --product coffer-manual
@@ -135,7 +150,7 @@ VERSION := $(shell sed -n 's/.*static let string = "\(.*\)"/\1/p' Sources/coffer
 DEB_ARCH := $(shell dpkg --print-architecture)
 DEB_FILE = coffer_$(VERSION)_$(DEB_ARCH).deb
 DEB_STAGE = $(CURDIR)/.build-static/deb-root
-DEB_DEPENDS = libc6, libgcc-s1, libstdc++6, libdbus-1-3, libgcrypt20, pinentry-curses | pinentry
+DEB_DEPENDS = libc6, libgcc-s1, libdbus-1-3, libgcrypt20, pinentry-curses | pinentry
 DEB_MAINTAINER ?= Coffer maintainers <coffer@localhost>
 
 deb: setup
@@ -194,7 +209,7 @@ BENCH_MODE ?= full
 BENCH_ARGS ?=
 
 .PHONY: bench symbol-order
-bench: setup
+bench: setup $(STATIC_CXX_DIR)/libstdc++.a
 	$(call apt_install,$(BENCH_PACKAGES))
 	$(STATIC_BUILD) --product cofferd
 	$(STATIC_BUILD) --product coffer
@@ -207,7 +222,7 @@ bench: setup
 
 # Regenerates Sources/cofferd/cofferd.order from an unstripped build with the same layout, run under callgrind.
 SYMBOL_ORDER_PACKAGES = valgrind libsecret-tools python3-secretstorage python3-keyring
-symbol-order: setup
+symbol-order: setup $(STATIC_CXX_DIR)/libstdc++.a
 	$(call apt_install,$(SYMBOL_ORDER_PACKAGES))
 	swift build -c release --static-swift-stdlib $(STATIC_LAYOUT) --scratch-path .build-order --product cofferd
 	bash Benchmarks/symbol_order.sh "$$(swift build -c release --scratch-path .build-order --show-bin-path)/cofferd"

@@ -32,6 +32,8 @@ EOF
     coproc BUS { exec dbus-daemon --config-file="$dir/bus.conf" --nofork --print-address=1 2> /dev/null; }
     local bus=$BUS_PID address
     read -r address <&"${BUS[0]}"
+    # The log exists before anyone follows it: the daemon's shell may open it only after tail starts below.
+    : > "$dir/log"
     printf pw | HOME="$home" XDG_RUNTIME_DIR="$dir/run" valgrind --tool=callgrind --callgrind-out-file="$profile" \
         --dump-instr=no --compress-strings=no --compress-pos=no \
         "$binary" --address "$address" --foreground --unlock --kdf-iterations 1 --kdf-memory 256 "$@" \

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // Swift-callable shims over libgcrypt: wrappers for the variadic gcry_control and mirrors of macros and enum
-// constants that the Clang importer does not bring into Swift as plain `Int32`s. Only SecretCrypto imports this.
+// constants that the Clang importer does not bring into Swift as plain `Int32`s, and the call that locks its pool.
+// Only SecretCrypto imports this.
 #ifndef COFFER_CGCRYPT_H
 #define COFFER_CGCRYPT_H
 
 #include <gcrypt.h>
+#include <linux/mman.h>
 #include <string.h>
 
 // MARK: - Version
@@ -49,9 +51,27 @@ static inline gcry_error_t cgcry_init_secure_memory(unsigned int size) {
     return gcry_control(GCRYCTL_INIT_SECMEM, size, 0);
 }
 
+/// `gcry_control(GCRYCTL_DISABLE_LOCKED_SECMEM)`: the pool is created without libgcrypt's own `mlock`, which would
+/// make every page of it resident at once; SecretCrypto locks the pool itself, page by page as it is used.
+static inline gcry_error_t cgcry_disable_pool_locking(void) {
+    return gcry_control(GCRYCTL_DISABLE_LOCKED_SECMEM);
+}
+
 /// `gcry_control(GCRYCTL_INITIALIZATION_FINISHED, 0)`.
 static inline gcry_error_t cgcry_initialization_finished(void) {
     return gcry_control(GCRYCTL_INITIALIZATION_FINISHED, 0);
+}
+
+// MARK: - Locking memory on first use
+
+/// glibc's mlock2 (since 2.27), declared only under _GNU_SOURCE, which Swift's Glibc module is built without; this
+/// is that declaration.
+int mlock2(const void *address, size_t length, unsigned int flags);
+
+/// `mlock2(address, length, MLOCK_ONFAULT)`: locks the range, each page as it is first touched, so pages never
+/// used take no memory while every page that holds data can never be swapped. Returns 0 on success.
+static inline int cgcry_lock_on_fault(const void *address, size_t length) {
+    return mlock2(address, length, MLOCK_ONFAULT);
 }
 
 // MARK: - Errors (gpg-error inline functions, mirrored so Swift sees plain integers)

@@ -52,7 +52,7 @@ public enum SecretCrypto {
         }
     }
 
-    /// Whether the secure-memory pool is locked into RAM (`mlock` succeeded).
+    /// Whether the secure-memory pool is locked into RAM, each page from its first use on (`mlock2` succeeded).
     ///
     /// `false` before initialisation, when `RLIMIT_MEMLOCK` is too small, or when another component initialised
     /// libgcrypt first. A daemon should log a warning when this is `false`.
@@ -112,15 +112,17 @@ public enum SecretCrypto {
         let poolSize = UInt32(secureMemoryBytes)  // Range-checked by the caller.
         _ = cgcry_suspend_secmem_warnings()
         _ = cgcry_disable_secmem_warnings()
+        // SecurePoolLock locks the pool below, as its pages are used, rather than all of it resident from the start.
+        _ = cgcry_disable_pool_locking()
         let secmem = cgcry_init_secure_memory(poolSize)
         _ = cgcry_resume_secmem_warnings()
-        // A non-zero result here only means "created but not mlock-ed"; the pool still works and is wiped on free.
-        state.secureMemoryLocked = cgcry_error_code(secmem) == 0
         state.secureMemoryBytes = secureMemoryBytes
         let finished = cgcry_initialization_finished()
         if cgcry_error_code(finished) != 0 {
             return .failure(CryptoError.library(code: cgcry_error_code(finished), source: "gcry_control"))
         }
+        // An unlocked pool still works and is wiped on free; the daemon warns (isSecureMemoryLocked).
+        state.secureMemoryLocked = cgcry_error_code(secmem) == 0 && SecurePoolLock.lockEmptyPool()
         return .success(())
     }
 }

@@ -258,5 +258,7 @@ enum Hardening {
         _ = chardening_disable_dumping()
         // libdbus and Swift copy a plain session's secrets into ordinary heap blocks we cannot wipe ourselves.
         _ = chardening_wipe_freed_memory()
+        // Resident memory, not protection: threads share one heap instead of one arena each.
+        _ = chardening_use_one_malloc_arena()
     }
 }

@@ -48,6 +48,16 @@ struct PackageTests {
         }
     }
 
+    /// The C++ runtime the Swift runtime calls is linked in too (Makefile, STATIC_CXX_DIR): loading libstdc++.so
+    /// would cost every start its relocated tables and data.
+    @Test func installedProgramsLoadNoCxxRuntime() async throws {
+        for binary in ["usr/bin/cofferd", "usr/bin/coffer"] {
+            let ldd = try await Command.run("/usr/bin/ldd", [root + "/" + binary])
+            #expect(ldd.status == 0, "\(ldd.stderr)")
+            #expect(!ldd.text.contains("libstdc++"), "\(binary) loads the C++ runtime:\n\(ldd.text)")
+        }
+    }
+
     /// Each shared library the binaries load comes from a package in Depends, or from one those depend on.
     @Test func dependsCoversEveryLoadedLibrary() async throws {
         let info = try await Command.run("/usr/bin/dpkg-deb", ["--field", deb, "Depends"])
