@@ -124,6 +124,33 @@ struct AccessLogTests {
         #expect(kept.entries.map(\.processID) == Array(UInt32(200 - kept.entries.count)..<200))
     }
 
+    @Test("a record numbered at the end of the range is damage: read without a crash, set aside before the next write")
+    func recordAtEndOfRange() async throws {
+        let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/" + AccessLog.fileName
+        let keys = try TestLogKeys()
+        let fileID = [UInt8](repeating: 7, count: AccessLogFormat.fileIDCount)
+        guard case .available(let secret) = await keys.key("login") else { Issue.record("no key"); return }
+        let key = try AccessLogKey(secret)
+        let line = try SecretBytes(copying: Self.entry(1).line)
+        let last = try AccessLogRecord(kind: .entry, index: .max, collection: "login", sequence: .max, key: key,
+                                       payload: line, fileID: fileID, previousTag: nil)
+        let after = try AccessLogRecord(kind: .entry, index: 2, collection: "login", sequence: 1, key: key,
+                                        payload: line, fileID: fileID, previousTag: last.tag)
+        try Data(AccessLogFormat.header(fileID: fileID) + last.encoded + after.encoded)
+            .write(to: URL(fileURLWithPath: path))
+
+        let reading = await keys.log(directory).entries()
+        #expect(reading.problems.contains { $0.contains("out of order") }, "\(reading.problems)")
+        let log = keys.log(directory)
+        await log.record(Self.entry(2))
+        #expect(FileManager.default.fileExists(atPath: path + AccessLog.rotatedSuffix))
+        let later = await log.entries()
+        #expect(later.entries.last == Self.entry(2), "\(later)")
+        #expect(later.problems.contains { $0.contains("numbered past any written") }, "\(later.problems)")
+    }
+
     @Test("without a data directory the newest entries are kept in memory")
     func inMemory() async throws {
         let log = try TestLogKeys().log(nil, maximumBytes: 64 * 10)

@@ -85,6 +85,11 @@ struct AccessLogFile {
         var rest = bytes.dropFirst(AccessLogFormat.headerCount)
         while !rest.isEmpty {
             switch AccessLogRecord.parse(rest) {
+            case .record(let record, _) where record.index == .max || record.sequence == .max:
+                // No record cofferd writes comes near the end of the range, and the next one could not be numbered.
+                try rotate()
+                return "\(AccessLog.fileName) was damaged at byte \(rest.startIndex) (a record numbered past any"
+                    + " written); it was moved to \(AccessLog.fileName)\(AccessLog.rotatedSuffix)"
             case .record(let record, let count):
                 chains[record.collection] = Chain(sequence: record.sequence, tag: record.tag)
                 nextIndex = record.index + 1

@@ -45,7 +45,8 @@ struct AccessLogReader {
                     sequences[record.collection] = record.sequence
                 }
                 let previous = previousTags[record.collection]
-                let expectedSequence = (sequences[record.collection] ?? 0) + 1
+                // Wrapping: a record after one numbered at the top of the range is out of order, not a crash.
+                let expectedSequence = (sequences[record.collection] ?? 0) &+ 1
                 if !reportedOrder && (record.index != expectedIndex || record.sequence != expectedSequence) {
                     reading.problems.append("\(file.name): records are missing or out of order before record"
                                             + " \(expectedIndex)")
