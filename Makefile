@@ -229,7 +229,7 @@ symbol-order: setup $(STATIC_CXX_DIR)/libstdc++.a
 
 # Hostile input and memory errors (docs/RELIABILITY.md). The sanitizer and fuzzer runtimes come with the Swift
 # toolchain; the builds use their own scratch paths, so the tests start the cofferd built the same way.
-FUZZ_TARGETS ?= collection-file dbus-message keyring-import public-key sync-journal
+FUZZ_TARGETS ?= access-log collection-file dbus-message keyring-import public-key sync-journal
 FUZZ_SECONDS ?= 60
 # Leak checking is off: cofferd's exit paths (a taken name, a lost bus) leave the message being decoded, and the
 # Swift runtime's caches, to the process's end.
