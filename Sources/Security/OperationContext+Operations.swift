@@ -13,11 +13,12 @@ extension OperationContext {
     /// Finds, limits and shapes the matches; `nil` when the query asked for nothing back (an existence check).
     func copyMatching(_ query: ItemQuery) async throws -> ItemResult? {
         if query.itemClass == .identity { try await answerIdentityQuery(query) }
-        var (items, secrets) = try await findItems(query, prefetchingSecrets: query.returnData || query.returnsReference)
+        let found = try await findItems(query, prefetchingSecrets: query.returnData || query.returnsReference)
+        var items = found.items
         guard !items.isEmpty else { throw KeychainFailure(errSecItemNotFound) }
         if let maximum = query.limit.maximum { items = Array(items.prefix(maximum)) }
         guard query.producesResult else { return nil }
-        return ItemResult(try await resultEntries(for: items, query: query, prefetched: secrets), for: query,
+        return ItemResult(try await resultEntries(for: items, query: query, prefetched: found.secrets), for: query,
                           isList: query.limit != .one)
     }
 

@@ -32,24 +32,9 @@ struct AccessLogRekeyCrashTests {
     @Test("a password change killed before or after the re-keyed file replaces the old one keeps every older entry readable, and later entries too", arguments: killPoints)
     func killedDuringRekey(_ point: KillPoint) async throws {
         try await TestBus.withPrivateBus { bus in
-            let env = ClientEnvironment(bus: bus)
-            let coffer = CofferCLI(bus: bus)
-            let a = try AccessManagementTests.application("a", env)
-            let b = try AccessManagementTests.application("b", env)
-            let first = try await DaemonHarness.start(on: bus, options: AccessManagementTests.options(["OK"]))
-            let create = try await coffer.run(["create-keychain", "work"], input: "old password\n")
-            #expect(create.status == 0, "\(create.stderr)")
-            #expect(try await coffer.run(["default-keychain", "-s", "work"]).status == 0)
-            #expect(try await a(["store", "mail", "the mail secret"]) == "stored")
-            #expect(try await b(["unlock", "mail"]) == "the mail secret")
-            let before = try await AccessManagementTests.log(coffer, ["--collection", "work"])
-            #expect(before.count == 2, "\(before)")
-            _ = await first.stop()
-
             // The change, in a cofferd that sealed nothing with the old key this run, killed at the point.
-            let second = try await DaemonHarness.start(on: bus,
-                                                       options: AccessManagementTests.options([], name: "second"))
-            #expect(try await coffer.run(["unlock-keychain", "work"], input: "old password\n").status == 0)
+            let (second, a) = try await AccessManagementTests.workWithTwoLoggedUses(on: bus)
+            let coffer = CofferCLI(bus: bus)
             let directory = second.dataDirectory.path
             let file = second.collectionFile("work").path
             let paths = Set(point.paths(directory, file) + point.paths(

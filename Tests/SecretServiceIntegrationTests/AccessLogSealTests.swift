@@ -51,24 +51,9 @@ struct AccessLogSealTests {
     @Test("after a restart, a password change that replaces a keyring's master key keeps its older entries readable")
     func passwordChangeAfterRestart() async throws {
         try await TestBus.withPrivateBus { bus in
-            let env = ClientEnvironment(bus: bus)
-            let coffer = CofferCLI(bus: bus)
-            let a = try AccessManagementTests.application("a", env)
-            let b = try AccessManagementTests.application("b", env)
-            let first = try await DaemonHarness.start(on: bus, options: AccessManagementTests.options(["OK"]))
-            let create = try await coffer.run(["create-keychain", "work"], input: "old password\n")
-            #expect(create.status == 0, "\(create.stderr)")
-            #expect(try await coffer.run(["default-keychain", "-s", "work"]).status == 0)
-            #expect(try await a(["store", "mail", "the mail secret"]) == "stored")
-            #expect(try await b(["unlock", "mail"]) == "the mail secret")
-            let before = try await AccessManagementTests.log(coffer, ["--collection", "work"])
-            #expect(before.count == 2, "\(before)")
-            _ = await first.stop()
-
             // A new cofferd has sealed nothing with the old key when the password changes.
-            let second = try await DaemonHarness.start(on: bus,
-                                                       options: AccessManagementTests.options([], name: "second"))
-            #expect(try await coffer.run(["unlock-keychain", "work"], input: "old password\n").status == 0)
+            let (second, a) = try await AccessManagementTests.workWithTwoLoggedUses(on: bus)
+            let coffer = CofferCLI(bus: bus)
             let change = try await coffer.run(["set-keychain-password", "work"],
                                               input: "old password\nnew password\n")
             #expect(change.status == 0 && change.stderr.isEmpty, "\(change.stderr)")

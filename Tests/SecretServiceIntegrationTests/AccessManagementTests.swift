@@ -60,6 +60,30 @@ struct AccessManagementTests {
         return try #require(json as? [[String: Any]], "\(json)")
     }
 
+    /// Where the tests of a key change start: keyring `work` (password `old password`, the default), in which
+    /// application `a` stored `mail` and application `b` read it (two logged uses); then that cofferd stopped and a
+    /// second one started on the same data, with `work` unlocked, so it has sealed nothing with the old key yet.
+    /// - Returns: the second cofferd, and a runner for application `a`.
+    static func workWithTwoLoggedUses(on bus: TestBus) async throws
+        -> (second: DaemonHarness, a: @Sendable ([String]) async throws -> String) {
+        let env = ClientEnvironment(bus: bus)
+        let coffer = CofferCLI(bus: bus)
+        let a = try application("a", env)
+        let b = try application("b", env)
+        let first = try await DaemonHarness.start(on: bus, options: options(["OK"]))
+        let create = try await coffer.run(["create-keychain", "work"], input: "old password\n")
+        #expect(create.status == 0, "\(create.stderr)")
+        #expect(try await coffer.run(["default-keychain", "-s", "work"]).status == 0)
+        #expect(try await a(["store", "mail", "the mail secret"]) == "stored")
+        #expect(try await b(["unlock", "mail"]) == "the mail secret")
+        let before = try await log(coffer, ["--collection", "work"])
+        #expect(before.count == 2, "\(before)")
+        _ = await first.stop()
+        let second = try await DaemonHarness.start(on: bus, options: options([], name: "second"))
+        #expect(try await coffer.run(["unlock-keychain", "work"], input: "old password\n").status == 0)
+        return (second, a)
+    }
+
     static func options(_ confirms: [String], name: String = "cofferd") -> DaemonHarness.SubprocessOptions {
         var options = DaemonHarness.SubprocessOptions(arguments: ["--access-control", "ask"], name: name)
         options.pinentryConfirms = confirms
