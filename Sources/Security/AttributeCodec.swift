@@ -21,7 +21,7 @@ enum AttributeCodec {
             case .string(let text):
                 return (try checked(text), nil)
             case .data(let data):
-                if let text = String(data: data, encoding: .utf8), !text.contains("\0") { return (text, "d") }
+                if let text = String(data: data, encoding: .utf8), !text.utf8.contains(0) { return (text, "d") }
                 return (data.base64EncodedString(), "b")
             default:
                 throw KeychainFailure(errSecParam)
@@ -112,7 +112,7 @@ enum AttributeCodec {
 
     /// D-Bus strings cannot hold NUL.
     private static func checked(_ text: String) throws(KeychainFailure) -> String {
-        guard !text.contains("\0") else { throw KeychainFailure(errSecParam) }
+        guard !text.utf8.contains(0) else { throw KeychainFailure(errSecParam) }
         return text
     }
 

@@ -129,7 +129,7 @@ extension OperationContext {
 
     /// `text/plain` exactly when the bytes are UTF-8 without NUL (what libsecret and secret-tool read as text).
     static func contentType(of value: Data) -> String {
-        if let text = String(data: value, encoding: .utf8), !text.contains("\0") { return "text/plain" }
+        if let text = String(data: value, encoding: .utf8), !text.utf8.contains(0) { return "text/plain" }
         return "application/octet-stream"
     }
 
