@@ -36,19 +36,24 @@ extension StoredItem {
         }
     }
 
-    /// The last path element as a number, when it is one; compared as digits so no size limit applies.
+    /// The last path element as a number, when it is one; compared as digits so no size limit applies. Read as
+    /// UTF-8 bytes: a sort takes it for every item, and characters would cost a grapheme break each.
     private static func serialNumber(_ path: String) -> SerialNumber? {
-        guard let slash = path.lastIndex(of: "/") else { return nil }
-        let digits = path[path.index(after: slash)...].drop { $0 == "0" }
-        guard !path.hasSuffix("/"), digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
-        return SerialNumber(digits: String(digits))
+        let bytes = path.utf8
+        guard let slash = bytes.lastIndex(of: UInt8(ascii: "/")) else { return nil }
+        let last = bytes[bytes.index(after: slash)...]
+        guard !last.isEmpty, last.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else {
+            return nil
+        }
+        return SerialNumber(digits: Array(last.drop { $0 == UInt8(ascii: "0") }))
     }
 
-    /// Decimal digits without leading zeros, ordered by value.
+    /// Decimal digits (ASCII) without leading zeros, ordered by value: fewer digits first, then digit by digit.
     private struct SerialNumber: Comparable {
-        let digits: String
+        let digits: [UInt8]
         static func < (lhs: Self, rhs: Self) -> Bool {
-            (lhs.digits.count, lhs.digits) < (rhs.digits.count, rhs.digits)
+            lhs.digits.count != rhs.digits.count
+                ? lhs.digits.count < rhs.digits.count : lhs.digits.lexicographicallyPrecedes(rhs.digits)
         }
     }
 }

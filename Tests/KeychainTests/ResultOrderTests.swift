@@ -31,4 +31,14 @@ struct ResultOrderTests {
         let sorted = items.sorted { $0.createdBefore($1) }
         #expect(sorted.map { $0.path.rawValue.split(separator: "/").last.map(String.init) } == ["700", "a", "b", "5"])
     }
+
+    @Test("numbers with leading zeros or past 64 bits order by value; a sort of many items agrees with the comparison")
+    func numberForms() throws {
+        let names = ["123456789012345678901234", "008", "7", "99", "0", "100000000000000000000", "x7", "12"]
+        let items = try names.map { try item($0, created: 5) }
+        let expected = ["0", "7", "008", "12", "99", "100000000000000000000", "123456789012345678901234", "x7"]
+        let last = { (items: [StoredItem]) in items.map { $0.path.rawValue.split(separator: "/").last.map(String.init) } }
+        #expect(last(items.sorted { $0.createdBefore($1) }) == expected)
+        #expect(last(StoredItem.inCreationOrder(items)) == expected)
+    }
 }
