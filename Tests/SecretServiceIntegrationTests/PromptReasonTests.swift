@@ -9,7 +9,8 @@ import Testing
 @Suite("Prompt reasons name the way out", .timeLimit(.minutes(2)))
 struct PromptReasonTests {
     /// `unlock ID`, `create LABEL` and `change ID` run the prompt of Unlock, CreateCollection and ChangeWithPrompt
-    /// and print the error of `Prompt()`, or `done`.
+    /// and print the error of `Prompt()`, or `done`; `unlock-with ID APP` unlocks collection ID together with the
+    /// items whose `app` attribute is APP.
     static let program = """
         import sys, secretstorage
         from secretstorage.util import DBusAddressWrapper, exec_prompt
@@ -21,6 +22,12 @@ struct PromptReasonTests {
         try:
             if role == 'unlock':
                 secretstorage.Collection(conn, base + '/collection/' + name).unlock()
+            elif role == 'unlock-with':
+                paths = [base + '/collection/' + name]
+                paths += [item.item_path for item in secretstorage.search_items(conn, {'app': sys.argv[3]})]
+                service = DBusAddressWrapper(base, 'org.freedesktop.Secret.Service', conn)
+                (_, prompt) = service.call('Unlock', 'ao', paths)
+                exec_prompt(conn, prompt)
             elif role == 'create':
                 secretstorage.create_collection(conn, name)
             else:
@@ -69,6 +76,29 @@ struct PromptReasonTests {
             #expect(try await run(["unlock", "login"])
                 == "cannot ask for the password: \(nowhere)`coffer unlock-keychain` or `coffer prompt-agent`")
             #expect(daemon.pinentryCommands.isEmpty, "a pinentry ran with nobody to see it")
+            #expect(await daemon.stop() == .exited(0), "log:\n\(daemon.log())")
+        }
+    }
+
+    @Test("a locked keychain unlocked together with another application's item is the one the reason names")
+    func lockedKeychainBesideConsent() async throws {
+        try await TestBus.withPrivateBus { bus in
+            var options = FirstUseTests.fresh(["DISPLAY": ""])
+            options.accessControl = "ask"
+            let daemon = try await DaemonHarness.start(on: bus, options: options)
+            let env = ClientEnvironment(bus: bus)
+            let coffer = CofferCLI(bus: bus)
+            #expect(try await coffer.run(["unlock-keychain"], input: "login password\n").status == 0)
+            #expect(try await coffer.run(["create-keychain", "work"], input: "work password\n").status == 0)
+            #expect(try await coffer.run(["lock-keychain", "work"]).status == 0)
+            // secret-tool's item in login is another application's to python: it needs a consent, work a password.
+            try await env.secretTool(["store", "--label", "other", "app", "other"], input: Data("s".utf8))
+                .expectSuccess("secret-tool store")
+            let output = try await env.run("/usr/bin/python3", ["-c", Self.program, "unlock-with", "work", "other"])
+            output.expectSuccess("python unlock-with")
+            #expect(output.text.trimmingCharacters(in: .whitespacesAndNewlines)
+                == "cannot ask for the password: no display or terminal; run `coffer unlock-keychain work` or "
+                + "`coffer prompt-agent`")
             #expect(await daemon.stop() == .exited(0), "log:\n\(daemon.log())")
         }
     }

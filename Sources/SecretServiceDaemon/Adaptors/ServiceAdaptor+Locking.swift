@@ -15,7 +15,9 @@ extension ServiceAdaptor {
     func unlock(_ objects: [ObjectPath], caller: BusName) async throws(SecretServiceError) -> HandlerResult {
         var unlocked: [ObjectPath] = []
         var pending: [(path: ObjectPath, collection: String, item: String?)] = []
-        var needsPassword = false
+        // The locked collections among them: the prompt asks for their passwords first (and names them when it
+        // cannot be shown).
+        var lockedCollections: [String] = []
         for path in objects {
             guard let collection = await owningCollection(of: path),
                   let info = try? await context.store.collectionInfo(collection, countingItemTimes: false)
@@ -23,7 +25,7 @@ extension ServiceAdaptor {
             let item = await context.itemAddress(for: path)?.item
             if info.isLocked {
                 pending.append((path, collection, item))
-                needsPassword = true
+                lockedCollections.append(collection)
             } else if let item, await !context.access.permits(caller, collection: collection, item: item) {
                 pending.append((path, collection, item))
             } else {
@@ -34,8 +36,8 @@ extension ServiceAdaptor {
 
         let requested = pending
         let context = context
-        let question = needsPassword
-            ? await context.unlockQuestion(for: pending.map(\.collection)) : PromptQuestion.consent
+        let question = lockedCollections.isEmpty
+            ? PromptQuestion.consent : await context.unlockQuestion(for: lockedCollections)
         var work = PromptWork(emptyResult: .objectPaths([]), question: question) { windowID in
             var unlocked = Set<String>()
             for (_, collection, _) in requested where !unlocked.contains(collection) {
