@@ -47,7 +47,9 @@ extension SecretStore {
         throws(SecretServiceError) {
         guard let accessLogKeyChange else { return }
         guard let old = Self.accessLogKey(master: oldMaster, id: id),
-              let new = Self.accessLogKey(master: newMaster, id: id) else { throw .failed("the access log keys for the collection's new master key could not be made") }
+              let new = Self.accessLogKey(master: newMaster, id: id) else {
+            throw .failed("the access log keys for the collection's new master key could not be made")
+        }
         do {
             try await accessLogKeyChange(id, old, new)
         } catch {
