@@ -25,6 +25,13 @@ final class LibDBusMessage {
     /// The serial libdbus assigned (0 before sending). The corresponding C function is `dbus_message_get_serial`.
     var serial: UInt32 { dbus_message_get_serial(pointer) }
 
+    /// A copy with serial 0, for the connection to number when it sends it; not locked even when this one is.
+    /// The corresponding C function is `dbus_message_copy`.
+    func copyWithoutSerial() throws(TransportError) -> LibDBusMessage {
+        guard let copy = dbus_message_copy(pointer) else { throw .outOfMemory }
+        return LibDBusMessage(adopting: copy)
+    }
+
     /// The message in wire format, for tests that round-trip through real validation.
     /// The corresponding C function is `dbus_message_marshal`.
     func marshalled() throws(TransportError) -> [UInt8] {

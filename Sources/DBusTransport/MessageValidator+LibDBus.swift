@@ -44,7 +44,8 @@ enum MessageValidator {
 
     // MARK: - Header
 
-    private static func validateHeader(_ message: Message) throws(TransportError) {
+    /// Validates the header fields of `message`.
+    static func validateHeader(_ message: Message) throws(TransportError) {
         switch message.kind {
         case .methodCall:
             guard message.path != nil, message.member != nil else {

@@ -14,6 +14,13 @@ public enum WireDecodingProbe {
         return MessageDecoder.decode(message)
     }
 
+    /// The body of the message `bytes` hold as libdbus's iterators read it (the path of descriptor-carrying
+    /// messages), for comparing with what ``decode(_:)`` reads; `nil` when libdbus or the iterators reject it.
+    public static func bodyThroughIterators(_ bytes: [UInt8]) -> [DBusValue]? {
+        guard let message = try? LibDBusMessage(demarshalling: bytes) else { return nil }
+        return MessageDecoder.bodyThroughIterators(of: message.pointer)
+    }
+
     /// Encodes `message` back to wire bytes, so a target can check that what was decoded re-encodes.
     public static func encode(_ message: Message) -> [UInt8]? {
         try? MessageEncoder.encode(message, keepSerial: true).marshalled()

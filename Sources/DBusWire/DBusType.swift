@@ -16,23 +16,10 @@ public indirect enum DBusType: Hashable, Sendable, CustomStringConvertible {
     /// The signature text of this type.
     public var description: String {
         switch self {
-        case .byte: "y"
-        case .boolean: "b"
-        case .int16: "n"
-        case .uint16: "q"
-        case .int32: "i"
-        case .uint32: "u"
-        case .int64: "x"
-        case .uint64: "t"
-        case .double: "d"
-        case .string: "s"
-        case .objectPath: "o"
-        case .signature: "g"
-        case .unixFD: "h"
-        case .variant: "v"
         case .array(let element): "a" + element.description
         case .dictionary(let key, let value): "a{" + key.description + value.description + "}"
         case .structure(let fields): "(" + fields.map(\.description).joined() + ")"
+        default: String(Character(Unicode.Scalar(basicCode)))
         }
     }
 
@@ -54,6 +41,62 @@ public indirect enum DBusType: Hashable, Sendable, CustomStringConvertible {
         case .dictionary(let key, let value): key.isBasic && (value.isBasic || value == .variant)
         case .structure: false
         default: true
+        }
+    }
+}
+
+extension DBusType {
+    /// The boundary a value of this type starts on in the wire format.
+    public var wireAlignment: Int {
+        switch self {
+        case .byte, .signature, .variant: 1
+        case .int16, .uint16: 2
+        case .boolean, .int32, .uint32, .string, .objectPath, .unixFD, .array, .dictionary: 4
+        case .int64, .uint64, .double, .structure: 8
+        }
+    }
+
+    /// The one-character signature code of a basic type or variant; containers have none (0).
+    var basicCode: UInt8 {
+        switch self {
+        case .byte: UInt8(ascii: "y")
+        case .boolean: UInt8(ascii: "b")
+        case .int16: UInt8(ascii: "n")
+        case .uint16: UInt8(ascii: "q")
+        case .int32: UInt8(ascii: "i")
+        case .uint32: UInt8(ascii: "u")
+        case .int64: UInt8(ascii: "x")
+        case .uint64: UInt8(ascii: "t")
+        case .double: UInt8(ascii: "d")
+        case .string: UInt8(ascii: "s")
+        case .objectPath: UInt8(ascii: "o")
+        case .signature: UInt8(ascii: "g")
+        case .unixFD: UInt8(ascii: "h")
+        case .variant: UInt8(ascii: "v")
+        case .array, .dictionary, .structure: 0
+        }
+    }
+}
+
+extension DBusType {
+    /// The basic type or variant whose one-character signature code is `code`; `nil` for anything else.
+    init?(basicCode code: UInt8) {
+        switch code {
+        case UInt8(ascii: "y"): self = .byte
+        case UInt8(ascii: "b"): self = .boolean
+        case UInt8(ascii: "n"): self = .int16
+        case UInt8(ascii: "q"): self = .uint16
+        case UInt8(ascii: "i"): self = .int32
+        case UInt8(ascii: "u"): self = .uint32
+        case UInt8(ascii: "x"): self = .int64
+        case UInt8(ascii: "t"): self = .uint64
+        case UInt8(ascii: "d"): self = .double
+        case UInt8(ascii: "s"): self = .string
+        case UInt8(ascii: "o"): self = .objectPath
+        case UInt8(ascii: "g"): self = .signature
+        case UInt8(ascii: "h"): self = .unixFD
+        case UInt8(ascii: "v"): self = .variant
+        default: return nil
         }
     }
 }
@@ -84,21 +127,8 @@ struct SignatureParser {
         guard index < bytes.count else { return nil }
         let code = bytes[index]
         index += 1
+        if let basic = DBusType(basicCode: code) { return basic }
         switch code {
-        case UInt8(ascii: "y"): return .byte
-        case UInt8(ascii: "b"): return .boolean
-        case UInt8(ascii: "n"): return .int16
-        case UInt8(ascii: "q"): return .uint16
-        case UInt8(ascii: "i"): return .int32
-        case UInt8(ascii: "u"): return .uint32
-        case UInt8(ascii: "x"): return .int64
-        case UInt8(ascii: "t"): return .uint64
-        case UInt8(ascii: "d"): return .double
-        case UInt8(ascii: "s"): return .string
-        case UInt8(ascii: "o"): return .objectPath
-        case UInt8(ascii: "g"): return .signature
-        case UInt8(ascii: "h"): return .unixFD
-        case UInt8(ascii: "v"): return .variant
         case UInt8(ascii: "a"):
             guard arrayDepth < Self.maximumContainerDepth, index < bytes.count else { return nil }
             if bytes[index] == UInt8(ascii: "{") {

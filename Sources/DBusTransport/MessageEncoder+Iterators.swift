@@ -1,18 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
-// Marshals a DBusWire Message (header fields and DBusValue body) into a libdbus message.
+// Builds a libdbus message value by value through libdbus's iterators: the path for bodies that carry Unix file
+// descriptors, which travel beside the bytes and so cannot go through `dbus_message_demarshal`.
 
 internal import CDBus
 import DBusWire
 
-/// Builds libdbus messages from ``Message`` values.
-enum MessageEncoder {
-    /// Validates and marshals `message`.
+extension MessageEncoder {
+    /// Validates and marshals `message` one value at a time.
     ///
     /// Unix file descriptors in the body are duplicated into the libdbus message; the caller keeps its own.
     /// - Parameter keepSerial: copy `message.serial` into the header (tests only: a connection assigns serials).
     /// - Throws: ``TransportError/invalidMessage`` for anything libdbus would reject, or
     ///   ``TransportError/outOfMemory``.
-    static func encode(_ message: Message, keepSerial: Bool = false) throws(TransportError) -> LibDBusMessage {
+    static func encodeThroughIterators(_ message: Message, keepSerial: Bool) throws(TransportError) -> LibDBusMessage {
         _ = try MessageValidator.validate(message)
         guard let pointer = dbus_message_new(messageType(message.kind)) else { throw .outOfMemory }
         let encoded = LibDBusMessage(adopting: pointer)

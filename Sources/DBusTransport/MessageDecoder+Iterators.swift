@@ -1,67 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
-// Unmarshals a libdbus message into a DBusWire Message: header fields plus a DBusValue body.
+// Reads a libdbus message value by value through libdbus's iterators: the path for messages that carry Unix file
+// descriptors, each of which libdbus hands out as a fresh duplicate.
 
 internal import CDBus
 import DBusWire
 import Glibc
 
-/// Reads libdbus messages into ``Message`` values.
-///
-/// libdbus validated the message already, so names are wrapped with `init(unchecked:)`. Each `h` value in the
-/// body is a fresh duplicate of the descriptor that the caller owns and must close.
-enum MessageDecoder {
-    /// The message as a value; `nil` for a message type this library does not know or a body it cannot read.
-    static func decode(_ message: LibDBusMessage) -> Message? {
-        let pointer = message.pointer
-        guard let kind = kind(dbus_message_get_type(pointer)) else { return nil }
-        var decoded = Message(kind: kind)
-        decoded.serial = dbus_message_get_serial(pointer)
-        let replySerial = dbus_message_get_reply_serial(pointer)
-        decoded.replySerial = replySerial == 0 ? nil : replySerial
-        decoded.path = string(dbus_message_get_path(pointer)).map(ObjectPath.init(unchecked:))
-        decoded.interface = string(dbus_message_get_interface(pointer)).map(InterfaceName.init(unchecked:))
-        decoded.member = string(dbus_message_get_member(pointer)).map(MemberName.init(unchecked:))
-        decoded.errorName = string(dbus_message_get_error_name(pointer)).map(ErrorName.init(unchecked:))
-        decoded.destination = string(dbus_message_get_destination(pointer)).map(BusName.init(unchecked:))
-        decoded.sender = string(dbus_message_get_sender(pointer)).map(BusName.init(unchecked:))
-        decoded.noReplyExpected = dbus_message_get_no_reply(pointer) != 0
-        decoded.noAutoStart = dbus_message_get_auto_start(pointer) == 0
-        guard let body = body(of: pointer) else { return nil }
-        decoded.body = body
-        return decoded
-    }
-
-    /// Closes the descriptors a decoded message carries when nobody is going to receive it.
-    static func closeUnixFDs(in values: [DBusValue]) {
-        for value in values {
-            switch value {
-            case .unixFD(let fd): close(fd.rawValue)
-            case .array(.byte, _), .bytes: continue
-            case .array(_, let elements), .structure(let elements): closeUnixFDs(in: elements)
-            case .dictionary(_, _, let entries): closeUnixFDs(in: entries.flatMap { [$0.key, $0.value] })
-            case .variant(let inner): closeUnixFDs(in: [inner])
-            default: continue
-            }
-        }
-    }
-
-    private static func kind(_ type: Int32) -> Message.Kind? {
-        switch type {
-        case cdbus_message_type_method_call: .methodCall
-        case cdbus_message_type_method_return: .methodReturn
-        case cdbus_message_type_error: .error
-        case cdbus_message_type_signal: .signal
-        default: nil
-        }
-    }
-
-    private static func string(_ pointer: UnsafePointer<CChar>?) -> String? {
-        pointer.map { String(cString: $0) }
-    }
-
-    // MARK: - Body
-
-    private static func body(of pointer: OpaquePointer) -> [DBusValue]? {
+extension MessageDecoder {
+    /// The body of `pointer`, each `h` value a fresh duplicate of the descriptor that the caller owns and must
+    /// close; `nil` when it cannot be read.
+    static func bodyThroughIterators(of pointer: OpaquePointer) -> [DBusValue]? {
         guard let types = Signature(string(dbus_message_get_signature(pointer)) ?? "")?.types else { return nil }
         guard !types.isEmpty else { return [] }
         var iter = DBusMessageIter()
@@ -100,29 +48,8 @@ enum MessageDecoder {
         }
     }
 
-    /// The basic types, for telling one from its libdbus type code (``code(of:)`` holds the mapping).
-    private static let basicTypes: [DBusType] = [
-        .byte, .boolean, .int16, .uint16, .int32, .uint32, .int64, .uint64, .double, .string, .objectPath, .signature,
-        .unixFD,
-    ]
-
-    /// The one complete type a variant's signature names. The types variants most often hold (attribute maps,
-    /// property maps, lists of paths, names or bytes) are known without parsing the signature; a table would do the
-    /// same, but as a global made once it reads as a leak to the fuzzers' per-input leak check.
-    private static func variantType(_ text: String) -> DBusType? {
-        switch text {
-        case "a{ss}": .dictionary(key: .string, value: .string)
-        case "a{sv}": .dictionary(key: .string, value: .variant)
-        case "ao": .array(.objectPath)
-        case "as": .array(.string)
-        case "ay": .array(.byte)
-        default: Signature(text).flatMap { $0.types.count == 1 ? $0.types[0] : nil }
-        }
-    }
-
-    /// The basic type whose libdbus type code is `code`; `nil` for containers and unknown codes.
-    private static func basicType(_ code: Int32) -> DBusType? {
-        basicTypes.first { Self.code(of: $0) == code }
+    private static func string(_ pointer: UnsafePointer<CChar>?) -> String? {
+        pointer.map { String(cString: $0) }
     }
 
     /// Reads the value under the iterator, which must have type `type`.
@@ -161,15 +88,10 @@ enum MessageDecoder {
             }
         case .variant:
             return recurse(iter) { sub -> DBusValue? in
-                // Most variants hold a basic value, whose type the type code says; only containers need the
-                // signature, which libdbus copies out and which is parsed again.
-                if let basic = basicType(dbus_message_iter_get_arg_type(sub)) {
-                    return read(basic, from: sub).map(DBusValue.variant)
-                }
                 guard let raw = dbus_message_iter_get_signature(sub) else { return nil }
                 let text = String(cString: raw)
                 dbus_free(raw)
-                guard let inner = variantType(text), let value = read(inner, from: sub)
+                guard let types = Signature(text)?.types, types.count == 1, let value = read(types[0], from: sub)
                 else { return nil }
                 return .variant(value)
             }
