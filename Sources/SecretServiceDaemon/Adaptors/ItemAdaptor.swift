@@ -70,22 +70,25 @@ struct ItemAdaptor {
     /// state, and under `strict` no label or attributes.
     func properties(collection: String, item: String, caller: BusName?) async throws(SecretServiceError)
         -> [String: DBusValue] {
-        try await properties(of: context.store.itemInfo(collection: collection, item: item), caller: caller)
+        try await properties(of: [context.store.itemInfo(collection: collection, item: item)], caller: caller)[0]
+            .dictionary
     }
 
-    /// ``properties(collection:item:caller:)`` for an item already read from the store.
-    func properties(of info: ItemInfo, caller: BusName?) async -> [String: DBusValue] {
-        var permitted = false
-        if let caller { permitted = await context.access.permits(caller, collection: info.collection, item: info.id) }
-        let hidden = !permitted && context.access.hides(info.collection)
-        if caller == nil { permitted = true }
-        return [
-            "Locked": .boolean(info.isLocked || !permitted),
-            "Attributes": .stringDictionary(hidden ? [:] : info.attributes),
-            "Label": .string(hidden ? "" : info.label),
-            "Created": .uint64(info.created),
-            "Modified": .uint64(info.modified),
-        ]
+    /// ``properties(collection:item:caller:)`` for items already read from the store, with one access decision for
+    /// them all: a batch read asks the access rules once, not once per item.
+    func properties(of infos: [ItemInfo], caller: BusName?) async -> [ItemPropertyValues] {
+        var permitted = Array(repeating: false, count: infos.count)
+        if let caller { permitted = await context.access.permitted(caller, infos.map { ($0.collection, $0.id) }) }
+        return zip(infos, permitted).map { info, permitted in
+            let hidden = !permitted && context.access.hides(info.collection)
+            return ItemPropertyValues([
+                ("Attributes", .stringDictionary(hidden ? [:] : info.attributes)),
+                ("Created", .uint64(info.created)),
+                ("Label", .string(hidden ? "" : info.label)),
+                ("Locked", .boolean(info.isLocked || (caller != nil && !permitted))),
+                ("Modified", .uint64(info.modified)),
+            ])
+        }
     }
 
     func setProperty(_ name: String, to value: DBusValue, collection: String, item: String, caller: BusName)
@@ -105,5 +108,21 @@ struct ItemAdaptor {
         default:
             throw .propertyReadOnly("the property '\(name)' is read-only")
         }
+    }
+}
+
+/// An item's properties as one caller sees them, in name order: as a Swift dictionary (`GetAll`, signals) or as
+/// the `a{sv}` value a batch read sends, built without a dictionary to hash and sort per item.
+struct ItemPropertyValues {
+    let entries: [(name: String, value: DBusValue)]
+
+    init(_ entries: [(name: String, value: DBusValue)]) { self.entries = entries }
+
+    var dictionary: [String: DBusValue] {
+        Dictionary(uniqueKeysWithValues: entries.map { ($0.name, $0.value) })
+    }
+
+    var map: DBusValue {
+        .dictionary(key: .string, value: .variant, entries.map { DictEntry(.string($0.name), .variant($0.value)) })
     }
 }

@@ -40,16 +40,12 @@ struct ItemsAdaptor {
         for path in paths where seen.insert(path).inserted {
             if let address = await context.itemLocation(for: path) { asked.append((path, address)) }
         }
-        // One visit to the store for all of them; the access rules then apply item by item, as for GetAll.
+        // One visit to the store for all of them, and one to the access rules, which decide item by item as for
+        // GetAll.
         let infos = try await context.store.itemInfos(asked.map(\.address))
-        let items = ItemAdaptor(context: context)
-        var entries: [DictEntry] = []
-        entries.reserveCapacity(asked.count)
-        for (path, info) in zip(asked.map(\.path), infos) {
-            guard let info else { continue }
-            let values = await items.properties(of: info, caller: caller)
-            entries.append(DictEntry(.objectPath(path), .variantDictionary(values)))
-        }
+        let found = zip(asked, infos).compactMap { asked, info in info.map { (path: asked.path, info: $0) } }
+        let values = await ItemAdaptor(context: context).properties(of: found.map(\.info), caller: caller)
+        let entries = zip(found, values).map { DictEntry(.objectPath($0.path), $1.map) }
         return HandlerResult([.dictionary(key: .objectPath, value: SecretInterfaces.propertyMap, entries)])
     }
 }
