@@ -69,6 +69,7 @@ extension OperationContext {
         async throws -> [ResultEntry] {
         var secrets: [String: Data] = [:]
         if query.returnData || query.returnsReference {
+            secrets.reserveCapacity(items.count)
             var fetched = try prefetched?.secrets(for: items)
             if fetched == nil { fetched = try await client.secrets(of: items.map(\.path)) }
             for (path, secret) in fetched ?? [:] {

@@ -67,14 +67,19 @@ extension SecretService {
                 "GetItemProperties returned '\(reply.signature)', expected 'a{oa{sv}}'")
             return items.map { _ in .failure(failure) }
         }
-        var found: [ObjectPath: [String: DBusValue]] = [:]
-        found.reserveCapacity(entries.count)
-        for entry in entries {
-            guard let path = entry.key.objectPath, let values = entry.value.variantDictionary else { continue }
-            found[path] = values
+        // cofferd answers in the order asked, so each entry is checked against the path in its place; a dictionary is
+        // built only when the order differs (a path asked twice, or one that names no item).
+        let inOrder = entries.count == items.count && zip(entries, items).allSatisfy { $0.key.objectPath == $1 }
+        var found: [ObjectPath: [DictEntry]] = [:]
+        if !inOrder {
+            found.reserveCapacity(entries.count)
+            for entry in entries {
+                guard let path = entry.key.objectPath, let values = entry.value.dictionaryEntries else { continue }
+                found[path] = values
+            }
         }
-        return items.map { path in
-            guard let values = found[path] else {
+        return items.enumerated().map { index, path in
+            guard let values = inOrder ? entries[index].value.dictionaryEntries : found[path] else {
                 return .failure(SecretServiceError.noSuchObject("no such item \(path)"))
             }
             return Result { try ItemProperties(decoding: values) }
@@ -107,16 +112,33 @@ extension ItemProperties {
     /// Reads the `org.freedesktop.Secret.Item` properties from a `GetAll`-shaped map.
     /// - Throws: ``SecretServiceClientError/unexpectedReply(_:)`` for a property missing or mistyped.
     init(decoding values: [String: DBusValue]) throws {
-        func value(_ name: String) throws -> DBusValue {
-            guard let value = values[name] else {
-                throw SecretServiceClientError.unexpectedReply("the item has no '\(name)' property")
+        try self.init(decoding: values.map { DictEntry(.string($0.key), .variant($0.value)) })
+    }
+
+    /// Reads the properties from the entries of an `a{sv}` map as they arrived, without building a dictionary of them
+    /// (a batch read decodes one map per item). Names this version does not know are skipped.
+    /// - Throws: ``SecretServiceClientError/unexpectedReply(_:)`` for a property missing or mistyped.
+    init(decoding entries: [DictEntry]) throws {
+        var label: String?, attributes: [String: String]?, created: UInt64?, modified: UInt64?, locked: Bool?
+        for entry in entries {
+            guard case .string(let name) = entry.key, case .variant(let value) = entry.value else {
+                throw SecretServiceClientError.unexpectedReply("the item's properties are not a{sv}")
             }
+            switch name {
+            case "Label": label = try ReplyValue.string(value, name)
+            case "Attributes": attributes = try ReplyValue.attributes(value, name)
+            case "Created": created = try ReplyValue.uint64(value, name)
+            case "Modified": modified = try ReplyValue.uint64(value, name)
+            case "Locked": locked = try ReplyValue.bool(value, name)
+            default: continue
+            }
+        }
+        func present<T>(_ value: T?, _ name: String) throws -> T {
+            guard let value else { throw SecretServiceClientError.unexpectedReply("the item has no '\(name)' property") }
             return value
         }
-        self.init(label: try ReplyValue.string(try value("Label"), "Label"),
-                  attributes: try ReplyValue.attributes(try value("Attributes"), "Attributes"),
-                  created: try ReplyValue.uint64(try value("Created"), "Created"),
-                  modified: try ReplyValue.uint64(try value("Modified"), "Modified"),
-                  locked: try ReplyValue.bool(try value("Locked"), "Locked"))
+        self.init(label: try present(label, "Label"), attributes: try present(attributes, "Attributes"),
+                  created: try present(created, "Created"), modified: try present(modified, "Modified"),
+                  locked: try present(locked, "Locked"))
     }
 }
