@@ -100,6 +100,7 @@ public struct ServiceProxy: Sendable {
             throw SecretServiceClientError.unexpectedReply("GetSecrets did not return a map")
         }
         var secrets: [ObjectPath: WireSecret] = [:]
+        secrets.reserveCapacity(entries.count)
         for entry in entries {
             secrets[try ReplyValue.objectPath(entry.key, "item")] = try ReplyValue.secret(entry.value, "secret")
         }

@@ -68,6 +68,7 @@ extension SecretService {
     public func secrets(of items: [ObjectPath]) async throws -> [ObjectPath: ItemSecret] {
         let wires = try await service.getSecrets(items, session: session.path)
         var secrets: [ObjectPath: ItemSecret] = [:]
+        secrets.reserveCapacity(wires.count)
         for (path, wire) in wires {
             secrets[path] = ItemSecret(value: try session.decode(wire), contentType: wire.contentType)
         }
