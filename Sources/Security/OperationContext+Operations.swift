@@ -13,6 +13,9 @@ extension OperationContext {
     /// Finds, limits and shapes the matches; `nil` when the query asked for nothing back (an existence check).
     func copyMatching(_ query: ItemQuery) async throws -> ItemResult? {
         if query.itemClass == .identity { try await answerIdentityQuery(query) }
+        if let entries = try await secretsOnlyEntries(query) {
+            return ItemResult(entries, for: query, isList: query.limit != .one)
+        }
         let found = try await findItems(query, prefetchingSecrets: query.returnData || query.returnsReference)
         var items = found.items
         guard !items.isEmpty else { throw KeychainFailure(errSecItemNotFound) }

@@ -66,7 +66,7 @@ struct StoredItem: Sendable {
     var isSynchronizable: Bool { attributes[ItemSchema.syncAttribute] == "true" }
 
     /// The persistent reference: `kcref1:` followed by the object path (paths are stable for an item's life).
-    var persistentReference: Data { Data((PersistentReference.prefix + path.rawValue).utf8) }
+    var persistentReference: Data { PersistentReference.data(for: path) }
 
     /// The item's attributes as `SecItemCopyMatching` returns them.
     var appleAttributes: [String: KeychainValue] {
@@ -101,6 +101,9 @@ struct StoredItem: Sendable {
 /// The `kcref1:` persistent-reference format (mapping §6.6).
 enum PersistentReference {
     static let prefix = "kcref1:"
+
+    /// The reference to the item at `path`.
+    static func data(for path: ObjectPath) -> Data { Data((prefix + path.rawValue).utf8) }
 
     /// The object path inside `data`, or `nil` when `data` is not one of our references.
     static func path(from data: Data) -> ObjectPath? {

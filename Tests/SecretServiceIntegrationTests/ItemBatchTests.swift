@@ -42,8 +42,8 @@ struct ItemBatchTests {
                   'same' if same else 'differs')
         """
 
-    /// Writes the program to `name/app.py` in the bus directory and returns a runner for it.
-    static func application(_ name: String, _ env: ClientEnvironment) throws
+    /// Writes `program` to `name/app.py` in the bus directory and returns a runner for it.
+    static func application(_ name: String, _ env: ClientEnvironment, program: String = program) throws
         -> @Sendable ([String]) async throws -> [String] {
         let directory = env.bus.directory.appendingPathComponent(name, isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

@@ -6,8 +6,9 @@ import DBusTransport
 import SecretServiceProtocol
 import Synchronization
 
-/// What is known about the provider's `io.coffer.Items.GetItemProperties`; the values of ``SecretService/itemBatch``.
-enum ItemBatchSupport {
+/// What is known about one of the provider's `io.coffer.Items` methods; the values of ``SecretService/itemBatch``
+/// and ``SecretService/oldestFirstSearch``.
+enum ExtensionSupport {
     static let unknown: UInt8 = 0
     static let offered: UInt8 = 1
     static let absent: UInt8 = 2
@@ -27,7 +28,7 @@ extension SecretService {
     /// - Returns: one result per path, in the order given (the error is what ``itemProperties(_:)`` throws).
     public func itemProperties(of items: [ObjectPath]) async -> [Result<ItemProperties, any Error>] {
         if items.isEmpty { return [] }
-        if items.count > 1, itemBatch.load(ordering: .relaxed) != ItemBatchSupport.absent,
+        if items.count > 1, itemBatch.load(ordering: .relaxed) != ExtensionSupport.absent,
            let batch = await batchProperties(of: items) {
             return batch
         }
@@ -37,8 +38,8 @@ extension SecretService {
     /// Whether the provider answers `io.coffer.Items.GetItemProperties`; `nil` until a batch read has found out.
     public var readsItemPropertiesInOneCall: Bool? {
         switch itemBatch.load(ordering: .relaxed) {
-        case ItemBatchSupport.offered: true
-        case ItemBatchSupport.absent: false
+        case ExtensionSupport.offered: true
+        case ExtensionSupport.absent: false
         default: nil
         }
     }
@@ -54,14 +55,14 @@ extension SecretService {
             reply = try await connection.call(call)
         } catch let error as DBusError {
             if [.unknownMethod, .unknownObject, "org.freedesktop.DBus.Error.UnknownInterface"].contains(error.name) {
-                itemBatch.store(ItemBatchSupport.absent, ordering: .relaxed)
+                itemBatch.store(ExtensionSupport.absent, ordering: .relaxed)
             }
             return nil
         } catch {
             let failure = ProxyTarget.translate(error)
             return items.map { _ in .failure(failure) }
         }
-        itemBatch.store(ItemBatchSupport.offered, ordering: .relaxed)
+        itemBatch.store(ExtensionSupport.offered, ordering: .relaxed)
         guard reply.signature == "a{oa{sv}}", let entries = reply.body.first?.dictionaryEntries else {
             let failure = SecretServiceClientError.unexpectedReply(
                 "GetItemProperties returned '\(reply.signature)', expected 'a{oa{sv}}'")

@@ -29,7 +29,10 @@ public final class SecretService: Sendable {
     /// Whether the provider answers `io.coffer.Items.GetItemProperties`, learnt from the first batch read (see
     /// ``itemProperties(of:)``). An atomic, not a lock: it is one word that only ever moves from "unknown" to an
     /// answer, and readers on any thread need it without waiting.
-    let itemBatch = Atomic<UInt8>(ItemBatchSupport.unknown)
+    let itemBatch = Atomic<UInt8>(ExtensionSupport.unknown)
+    /// Whether the provider answers `io.coffer.Items.SearchOldestFirst`, learnt from the first such search (see
+    /// ``searchOldestFirst(_:excluding:)``), kept the same way.
+    let oldestFirstSearch = Atomic<UInt8>(ExtensionSupport.unknown)
 
     private init(connection: Connection, destination: BusName, session: ClientSession, router: SignalRouter,
                  pump: Task<Void, Never>, logger: Logger) {

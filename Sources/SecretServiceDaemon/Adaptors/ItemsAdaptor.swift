@@ -1,6 +1,6 @@
 // io.coffer.Items
 // SPDX-License-Identifier: Apache-2.0
-// Coffer's batch reads of items: the properties of many items in one call.
+// Coffer's batch reads of items: the properties of many items in one call, and a search in creation order.
 
 import DBusWire
 import SecretServiceProtocol
@@ -26,6 +26,14 @@ struct ItemsAdaptor {
                           out: [.init("properties", propertiesByItem)], waitsForUnlocks: true) { adaptor, call in
                 try await adaptor.properties(of: call.args.objectPaths(0), caller: call.caller)
             },
+            AdaptorMethod("SearchOldestFirst",
+                          in: [.init("attributes", SecretInterfaces.attributes),
+                               .init("excluding", SecretInterfaces.attributes)],
+                          out: [.init("unlocked", SecretInterfaces.paths), .init("locked", SecretInterfaces.paths)],
+                          waitsForUnlocks: true) { adaptor, call in
+                try await adaptor.searchOldestFirst(try call.args.attributes(0), excluding: try call.args.attributes(1),
+                                                    caller: call.caller)
+            },
         ])
 
     static let propertiesByItem = DBusType.dictionary(key: .objectPath, value: SecretInterfaces.propertyMap)
@@ -47,5 +55,25 @@ struct ItemsAdaptor {
         let values = await ItemAdaptor(context: context).properties(of: found.map(\.info), caller: caller)
         let entries = zip(found, values).map { DictEntry(.objectPath($0.path), $1.map) }
         return HandlerResult([.dictionary(key: .objectPath, value: SecretInterfaces.propertyMap, entries)])
+    }
+
+    /// `SearchOldestFirst(a{ss} attributes, a{ss} excluding) → (ao unlocked, ao locked)`: `SearchItems`, less the
+    /// readable items that have any pair of `excluding`, with those in creation order (`Created`, then the number
+    /// the collection gave the item, then the path). The locked list is `SearchItems`' own: their metadata cannot be
+    /// read, so nothing is excluded from it. A client that needs only which items match, in order, and their
+    /// secrets reads no properties at all.
+    private func searchOldestFirst(_ attributes: [String: String], excluding: [String: String], caller: BusName)
+        async throws(SecretServiceError) -> HandlerResult {
+        let found = await ServiceAdaptor(context: context).search(attributes, caller: caller)
+        let infos = try await context.store.itemInfos(found.unlocked.map { ($0.collection, $0.item) })
+        let kept = infos.compactMap { $0 }.filter { info in
+            !excluding.contains { info.attributes[$0.key] == $0.value }
+        }
+        let ordered = kept.sorted { a, b in
+            if a.created != b.created { return a.created < b.created }
+            if a.id.utf8.count != b.id.utf8.count { return a.id.utf8.count < b.id.utf8.count }  // numbers: shorter first
+            return a.id != b.id ? a.id < b.id : a.collection < b.collection
+        }
+        return HandlerResult([.objectPaths(ordered.map { Paths.item($0.collection, $0.id) }), .objectPaths(found.locked)])
     }
 }

@@ -152,22 +152,29 @@ struct ServiceAdaptor {
     /// `SearchItems`: items the caller may not use come back in the locked list (so clients unlock them, which
     /// asks the user), or under `strict` not at all.
     private func searchItems(_ attributes: [String: String], caller: BusName) async -> HandlerResult {
-        var unlocked: [ObjectPath] = []
+        let found = await search(attributes, caller: caller)
+        return HandlerResult([.objectPaths(found.unlocked.map { Paths.item($0.collection, $0.item) }),
+                              .objectPaths(found.locked)])
+    }
+
+    /// The matches of `attributes` as `SearchItems` splits them for `caller`, newest `Modified` first: those it can
+    /// read now, and the paths of those it must unlock first.
+    func search(_ attributes: [String: String], caller: BusName) async -> (unlocked: [ItemRef], locked: [ObjectPath]) {
+        var unlocked: [ItemRef] = []
         var locked: [ObjectPath] = []
         let matches = await context.store.search(attributes)
         let permitted = await context.access.permitted(caller, matches.map { ($0.collection, $0.item) })
         for (found, permitted) in zip(matches, permitted) {
-            let path = Paths.item(found.collection, found.item)
             if found.isLocked {
                 // Nobody's creator is known while the collection is locked: shown locked to everyone.
-                locked.append(path)
+                locked.append(Paths.item(found.collection, found.item))
             } else if permitted {
-                unlocked.append(path)
+                unlocked.append(found)
             } else if !context.access.hides(found.collection) {
-                locked.append(path)
+                locked.append(Paths.item(found.collection, found.item))
             }
         }
-        return HandlerResult([.objectPaths(unlocked), .objectPaths(locked)])
+        return (unlocked, locked)
     }
 
     // MARK: - Secrets

@@ -79,6 +79,7 @@ enum FuzzMembers {
         FuzzMember(interface: access, member: "Revoke", input: [.objectPath, .string, paths], node: .service),
         FuzzMember(interface: access, member: "ReadLog", input: [.uint64], node: .service),
         FuzzMember(interface: items, member: "GetItemProperties", input: [paths], node: .service),
+        FuzzMember(interface: items, member: "SearchOldestFirst", input: [attributes, attributes], node: .service),
         FuzzMember(interface: sync, member: "Enable", input: [.objectPath, secret, .string], node: .service),
         FuzzMember(interface: sync, member: "Join", input: [.string, .string, secret, .string], node: .service),
         FuzzMember(interface: sync, member: "SetAside", input: [.string], node: .service),
