@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Item operations of the store: create, read, change, delete and search.
+// Item operations of the store: create, read properties and ownership, change, delete.
 
 public import SecretServiceProtocol
 import SecretCrypto
@@ -107,41 +107,6 @@ extension SecretStore {
     /// Whether an item exists.
     public func itemExists(collection: String, item: String) -> Bool {
         collections[collection]?.items[item] != nil
-    }
-
-    /// The secret of an item, decrypted into secure memory.
-    /// - Throws: `noSuchObject`, `isLocked`, `failed`.
-    public func secret(collection: String, item: String) throws(SecretServiceError) -> StoredSecret {
-        let state = try unlockedState(of: collection)
-        guard let stored = state.items[item], let vault = state.vault else { throw .noSuchObject("no such item") }
-        markUsed(collection)
-        do {
-            let contentType = try state.contentType(of: stored, vault: vault)
-            return StoredSecret(value: try vault.openSecret(stored.sealed.secret(in: state.image), item: item),
-                                contentType: contentType)
-        } catch {
-            throw .failed("the stored secret could not be decrypted: \(error)")
-        }
-    }
-
-    // MARK: - Searching
-
-    /// Items of every collection whose attributes contain all of `query`, newest `Modified` first.
-    public func search(_ query: [String: String]) -> [ItemRef] {
-        var found: [(StoredItem, ItemRef)] = []
-        for state in collections.values {
-            for item in state.matches(query) {
-                found.append((item, ItemRef(collection: state.id, item: item.id, isLocked: state.isLocked)))
-            }
-        }
-        found.sort { CollectionState.newestFirst($0.0, $1.0) }
-        return found.map(\.1)
-    }
-
-    /// Items of one collection whose attributes contain all of `query`, newest `Modified` first.
-    /// - Throws: ``SecretServiceError/noSuchObject(_:)``.
-    public func search(in collection: String, _ query: [String: String]) throws(SecretServiceError) -> [String] {
-        try state(of: collection).matches(query).map(\.id)
     }
 
     // MARK: - Writing

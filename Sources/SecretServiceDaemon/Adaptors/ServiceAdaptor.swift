@@ -191,6 +191,7 @@ struct ServiceAdaptor {
             located.append((path, collection, item))
         }
         let permitted = await context.access.permitsUses(caller, located.map { ($0.collection, $0.item) }, for: .read)
+        var readable: [(path: ObjectPath, collection: String, item: String)] = []
         for ((path, collection, item), permitted) in zip(located, permitted) {
             guard permitted else {
                 if await context.store.itemExists(collection: collection, item: item),
@@ -199,17 +200,13 @@ struct ServiceAdaptor {
                 }
                 continue
             }
-            let secret: StoredSecret
-            do {
-                secret = try await context.store.secret(collection: collection, item: item)
-            } catch .isLocked {
-                continue
-            } catch .noSuchObject {
-                continue
-            } catch {
-                throw error
-            }
-            entries.append(DictEntry(.objectPath(path), try session.encode(secret).dbusValue))
+            readable.append((path, collection, item))
+        }
+        // One visit to the store for all of them; an item gone or locked meanwhile is left out.
+        let secrets = try await context.store.secrets(readable.map { ($0.collection, $0.item) })
+        for (found, secret) in zip(readable, secrets) {
+            guard let secret else { continue }
+            entries.append(DictEntry(.objectPath(found.path), try session.encode(secret).dbusValue))
         }
         return HandlerResult([.dictionary(key: .objectPath, value: WireSecret.type, entries)])
     }
