@@ -4,6 +4,7 @@
 import Foundation
 @testable import KeyringFiles
 import SecretCrypto
+import SecretServiceTestSupport
 import Testing
 
 /// Seeded damage (xorshift64*), shared by a test's rounds so a failure names a reproducible round.
