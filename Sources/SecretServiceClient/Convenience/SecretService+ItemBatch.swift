@@ -12,6 +12,12 @@ enum ExtensionSupport {
     static let unknown: UInt8 = 0
     static let offered: UInt8 = 1
     static let absent: UInt8 = 2
+
+    /// Whether `error` is a provider's way of saying it has no such method: gnome-keyring and KeePassXC answer
+    /// `UnknownMethod`, and some bindings `UnknownInterface` or `UnknownObject`.
+    static func meansAbsent(_ error: DBusError) -> Bool {
+        [.unknownMethod, .unknownObject, "org.freedesktop.DBus.Error.UnknownInterface"].contains(error.name)
+    }
 }
 
 extension SecretService {
@@ -54,9 +60,7 @@ extension SecretService {
         do {
             reply = try await connection.call(call)
         } catch let error as DBusError {
-            if [.unknownMethod, .unknownObject, "org.freedesktop.DBus.Error.UnknownInterface"].contains(error.name) {
-                itemBatch.store(ExtensionSupport.absent, ordering: .relaxed)
-            }
+            if ExtensionSupport.meansAbsent(error) { itemBatch.store(ExtensionSupport.absent, ordering: .relaxed) }
             return nil
         } catch {
             let failure = ProxyTarget.translate(error)

@@ -25,7 +25,7 @@ extension SecretService {
         do {
             reply = try await connection.call(call)
         } catch let error as DBusError {
-            if [.unknownMethod, .unknownObject, "org.freedesktop.DBus.Error.UnknownInterface"].contains(error.name) {
+            if ExtensionSupport.meansAbsent(error) {
                 oldestFirstSearch.store(ExtensionSupport.absent, ordering: .relaxed)
                 return nil
             }
