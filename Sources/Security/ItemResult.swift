@@ -73,7 +73,7 @@ extension OperationContext {
             var fetched = try prefetched?.secrets(for: items)
             if fetched == nil { fetched = try await client.secrets(of: items.map(\.path)) }
             for (path, secret) in fetched ?? [:] {
-                secrets[path.rawValue] = Data(secret.value.copyBytes())
+                secrets[path.rawValue] = secret.value.withUnsafeBytes { Data($0) }
             }
             guard items.allSatisfy({ secrets[$0.path.rawValue] != nil }) else {
                 throw KeychainFailure(interaction == .allow ? errSecAuthFailed : errSecInteractionNotAllowed)

@@ -26,18 +26,21 @@ extension OperationContext {
               !found.unlocked.isEmpty
         else { return nil }
         let paths = query.limit.maximum.map { Array(found.unlocked.prefix($0)) } ?? found.unlocked
-        var secrets: [ObjectPath: Data] = [:]
-        if query.returnData {
-            let read = try await client.secrets(of: paths)
-            guard paths.allSatisfy({ read[$0] != nil }) else { return nil }
-            secrets.reserveCapacity(read.count)
-            for (path, secret) in read { secrets[path] = Data(secret.value.copyBytes()) }
+        let read = query.returnData ? try await client.secrets(of: paths) : [:]
+        var entries: [ResultEntry] = []
+        entries.reserveCapacity(paths.count)
+        for path in paths {
+            var data: Data?
+            if query.returnData {
+                guard let secret = read[path] else { return nil }
+                data = secret.value.withUnsafeBytes { Data($0) }
+            }
+            entries.append(ResultEntry(
+                data: data, attributes: nil,
+                persistentReference: query.returnPersistentRef ? PersistentReference.data(for: path) : nil,
+                reference: nil))
         }
-        return paths.map { path in
-            ResultEntry(data: secrets[path], attributes: nil,
-                        persistentReference: query.returnPersistentRef ? PersistentReference.data(for: path) : nil,
-                        reference: nil)
-        }
+        return entries
     }
 
     /// Whether the exact search alone decides the query's base64-capable attributes. The re-check also compares how

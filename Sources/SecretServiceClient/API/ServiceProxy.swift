@@ -93,18 +93,25 @@ public struct ServiceProxy: Sendable {
     /// - Returns: the encoded secrets by item path.
     /// - Throws: `SecretServiceError` (`noSession`) or `SecretServiceClientError`.
     public func getSecrets(_ items: [ObjectPath], session: ObjectPath) async throws -> [ObjectPath: WireSecret] {
+        let entries = try await secretEntries(items, session: session)
+        var secrets: [ObjectPath: WireSecret] = [:]
+        secrets.reserveCapacity(entries.count)
+        for (path, secret) in entries { secrets[path] = secret }
+        return secrets
+    }
+
+    /// ``getSecrets(_:session:)``'s answer in the order the provider gave it, for a caller that builds its own table
+    /// (one per item read is enough).
+    func secretEntries(_ items: [ObjectPath], session: ObjectPath) async throws -> [(ObjectPath, WireSecret)] {
         let (body, _) = try await target.call(
             SecretServiceNames.serviceInterface, "GetSecrets", [.objectPaths(items), .objectPath(session)],
             expecting: Signature([.dictionary(key: .objectPath, value: WireSecret.type)]))
         guard let entries = body[0].dictionaryEntries else {
             throw SecretServiceClientError.unexpectedReply("GetSecrets did not return a map")
         }
-        var secrets: [ObjectPath: WireSecret] = [:]
-        secrets.reserveCapacity(entries.count)
-        for entry in entries {
-            secrets[try ReplyValue.objectPath(entry.key, "item")] = try ReplyValue.secret(entry.value, "secret")
+        return try entries.map { entry in
+            (try ReplyValue.objectPath(entry.key, "item"), try ReplyValue.secret(entry.value, "secret"))
         }
-        return secrets
     }
 
     /// `ReadAlias(s name) → (o collection)`.

@@ -66,7 +66,7 @@ extension SecretService {
     /// - Returns: the secrets the provider returned, by item path (locked or unknown items are usually absent).
     /// - Throws: `SecretServiceError` or ``SecretServiceClientError``.
     public func secrets(of items: [ObjectPath]) async throws -> [ObjectPath: ItemSecret] {
-        let wires = try await service.getSecrets(items, session: session.path)
+        let wires = try await service.secretEntries(items, session: session.path)
         var secrets: [ObjectPath: ItemSecret] = [:]
         secrets.reserveCapacity(wires.count)
         for (path, wire) in wires {
