@@ -3,6 +3,7 @@
 
 import DBusWire
 import Foundation
+import CofferKeychainConfiguration
 import SecretCrypto
 import SecretServiceClient
 
@@ -13,7 +14,10 @@ extension OperationContext {
     /// would apply, and one `GetSecrets` follows. `nil` whenever that does not hold, for ``copyMatching(_:)`` to take
     /// the usual way: a query with a condition the exact search cannot carry (``searchRulesOutAlone(_:schema:)``,
     /// or text a base64-stored value could share, below), a provider without that search, locked candidates (the
-    /// usual way unlocks them), no match (it then looks for other programs' items), or an item gone meanwhile.
+    /// usual way unlocks them), no match while other programs' items are adopted (the usual way looks for them), or
+    /// an item gone meanwhile. No match otherwise is `errSecItemNotFound` at once: the usual way's own search would
+    /// find the same nothing (or only items the exclusion left out, which its re-check leaves out too).
+    /// - Throws: `errSecItemNotFound`, or the client's errors.
     func secretsOnlyEntries(_ query: ItemQuery) async throws -> [ResultEntry]? {
         guard query.returnData || query.returnPersistentRef, !query.returnAttributes, !query.returnRef,
               query.persistentReference == nil, let itemClass = query.itemClass, itemClass != .identity,
@@ -22,9 +26,12 @@ extension OperationContext {
         else { return nil }
         let exact = try searchAttributes(query, schema: schema)
         let excluding = query.synchronizable == .nonSynchronizable ? [ItemSchema.syncAttribute: "true"] : [:]
-        guard let found = try await client.searchOldestFirst(exact, excluding: excluding), found.locked.isEmpty,
-              !found.unlocked.isEmpty
+        guard let found = try await client.searchOldestFirst(exact, excluding: excluding), found.locked.isEmpty
         else { return nil }
+        if found.unlocked.isEmpty {
+            if configuration.adoptsForeignItems { return nil }
+            throw KeychainFailure(errSecItemNotFound)
+        }
         let paths = query.limit.maximum.map { Array(found.unlocked.prefix($0)) } ?? found.unlocked
         let read = query.returnData ? try await client.secrets(of: paths) : [:]
         var entries: [ResultEntry] = []

@@ -47,6 +47,16 @@ extension KeychainSuites {
                 }
                 let provider = calls.filter { $0.destination?.rawValue != "org.freedesktop.DBus" }
                 #expect(provider.compactMap(\.member?.rawValue) == ["SearchOldestFirst", "GetSecrets"])
+
+                // Nothing found: not found at once, without the usual way's search after it.
+                let none = try await methodCalls(on: bus, marker: client.connection) {
+                    KeychainConfiguration.withConfiguration(configuration) {
+                        #expect(copyAll(Self.query("short", [kSecAttrAccount as String: "absent"])).0
+                                == errSecItemNotFound)
+                    }
+                }
+                #expect(none.filter { $0.destination?.rawValue != "org.freedesktop.DBus" }
+                    .compactMap(\.member?.rawValue) == ["SearchOldestFirst"])
             }
         }
 
