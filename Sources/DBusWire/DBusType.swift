@@ -76,9 +76,7 @@ extension DBusType {
         case .array, .dictionary, .structure: 0
         }
     }
-}
 
-extension DBusType {
     /// The basic type or variant whose one-character signature code is `code`; `nil` for anything else.
     init?(basicCode code: UInt8) {
         switch code {
