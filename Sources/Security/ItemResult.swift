@@ -47,16 +47,16 @@ struct ItemResult: Sendable {
         let reference = entry.reference?.object
         if requested == 1 {
             if returnReference, let reference { return reference }
-            if returnData { return NSData(data: entry.data ?? Data()) }
-            if returnPersistentRef { return NSData(data: entry.persistentReference ?? Data()) }
+            if returnData { return ContiguousData(entry.data ?? Data()) }
+            if returnPersistentRef { return ContiguousData(entry.persistentReference ?? Data()) }
         }
         var dictionary: [String: Any] = [:]
         if returnAttributes {
             for (key, value) in entry.attributes ?? [:] { dictionary[key] = value.foundationObject }
             if requested == 1 { return dictionary as NSDictionary }
         }
-        if returnData { dictionary["v_Data"] = entry.data ?? Data() }
-        if returnPersistentRef { dictionary["v_PersistentRef"] = entry.persistentReference ?? Data() }
+        if returnData { dictionary["v_Data"] = ContiguousData(entry.data ?? Data()) }
+        if returnPersistentRef { dictionary["v_PersistentRef"] = ContiguousData(entry.persistentReference ?? Data()) }
         if returnReference, let reference { dictionary["v_Ref"] = reference }
         return dictionary as NSDictionary
     }

@@ -61,7 +61,7 @@ enum KeychainValue: Sendable, Equatable {
     var foundationObject: Any {
         switch self {
         case .string(let value): value
-        case .data(let value): value
+        case .data(let value): ContiguousData(value)
         case .bool(let value): value
         case .integer(let value): Int(value)
         case .double(let value): value

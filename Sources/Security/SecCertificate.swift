@@ -34,7 +34,7 @@ public func SecCertificateCreateWithData(_ allocator: CFAllocator?, _ data: CFDa
 
 /// The certificate's DER encoding.
 public func SecCertificateCopyData(_ certificate: SecCertificate) -> CFData {
-    NSData(data: certificate.der)
+    ContiguousData(certificate.der)
 }
 
 /// The subject's common name (else its last attribute value), as Apple summarises a certificate.

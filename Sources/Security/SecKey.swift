@@ -84,7 +84,7 @@ public func SecKeyCreateWithData(_ keyData: CFData, _ attributes: CFDictionary,
 /// The key's external representation (the bytes `SecKeyCreateWithData` takes).
 public func SecKeyCopyExternalRepresentation(_ key: SecKey,
                                              _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> CFData? {
-    NSData(data: key.data)
+    ContiguousData(key.data)
 }
 
 /// The public half of an RSA or elliptic-curve key (the key itself when it is public); `nil` for symmetric keys.

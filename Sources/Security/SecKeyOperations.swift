@@ -19,12 +19,12 @@ public func SecKeyCreateSignature(_ key: SecKey, _ algorithm: SecKeyAlgorithm, _
         switch spec {
         case .ecdsa(let hash, let hashesMessage):
             let digest = try digestInput(input, hash, hashesMessage)
-            return NSData(data: Data(try crypto { try ecPrivateKey(key).sign(digest: digest, algorithm: hash) }))
+            return ContiguousData(try crypto { try ecPrivateKey(key).sign(digest: digest, algorithm: hash) })
         case .rsaSignature(let hash, let hashesMessage, let padding):
             let digest = try digestInput(input, hash, hashesMessage)
-            return NSData(data: Data(try crypto {
+            return ContiguousData(try crypto {
                 try rsaPrivateKey(key).sign(digest: digest, algorithm: hash, padding: padding)
-            }))
+            })
         default:
             throw KeychainFailure(errSecUnimplemented)
         }
@@ -66,13 +66,13 @@ public func SecKeyCreateEncryptedData(_ key: SecKey, _ algorithm: SecKeyAlgorith
         let secret = try crypto { try SecretBytes(copying: Data(referencing: plaintext)) }
         switch spec {
         case .rsaEncryption(let padding):
-            return NSData(data: Data(try crypto {
+            return ContiguousData(try crypto {
                 try RSAPublicKey(pkcs1: publicBytes(key)).encrypt(secret, padding: padding)
-            }))
+            })
         case .ecies(let hash, let variableIV):
-            return NSData(data: Data(try crypto {
+            return ContiguousData(try crypto {
                 try AppleECIES.seal(secret, to: ECPublicKey(x963: publicBytes(key)), kdf: hash, variableIV: variableIV)
-            }))
+            })
         default:
             throw KeychainFailure(errSecUnimplemented)
         }
@@ -98,7 +98,7 @@ public func SecKeyCreateDecryptedData(_ key: SecKey, _ algorithm: SecKeyAlgorith
             throw KeychainFailure(errSecUnimplemented)
         }
         // The caller asked for the plaintext as CFData; this is where it leaves secure memory.
-        return plaintext.withUnsafeBytes { NSData(bytes: $0.baseAddress, length: $0.count) }
+        return plaintext.withUnsafeBytes { ContiguousData($0) }
     }
 }
 
@@ -128,7 +128,7 @@ public func SecKeyCopyKeyExchangeResult(_ privateKey: SecKey, _ algorithm: SecKe
         } else {
             output = shared
         }
-        return output.withUnsafeBytes { NSData(bytes: $0.baseAddress, length: $0.count) }
+        return output.withUnsafeBytes { ContiguousData($0) }
     }
 }
 
