@@ -31,24 +31,30 @@ public enum AES128CBC {
         return try Key(key).encrypt(plaintext, iv: iv)
     }
 
-    /// Encrypts with a keyed context that is already at the start of a message.
-    fileprivate static func encrypt(_ plaintext: SecretBytes, with cipher: borrowing CipherHandle) throws -> [UInt8] {
-        let padLength = blockSize - plaintext.count % blockSize
-        let padded = try SecretBytes(count: plaintext.count + padLength)
-        padded.withUnsafeMutableBytes { target in
-            plaintext.withUnsafeBytes { source in
-                if let base = source.baseAddress, source.count > 0 {
-                    target.baseAddress!.copyMemory(from: base, byteCount: source.count)
+    /// Encrypts with a keyed context whose IV is set. The whole blocks go straight from `plaintext` to the
+    /// ciphertext; only the last, padded block is assembled, in `tail` (one block of secure memory, wiped after).
+    /// A padded copy of the whole secret would cost a secure allocation per message.
+    fileprivate static func encrypt(_ plaintext: SecretBytes, with cipher: borrowing CipherHandle,
+                                    tail: SecretBytes) throws -> [UInt8] {
+        let whole = plaintext.count / blockSize * blockSize
+        let padLength = blockSize - (plaintext.count - whole)
+        var ciphertext = [UInt8](repeating: 0, count: whole + blockSize)
+        defer { tail.wipe() }
+        try plaintext.withUnsafeBytes { input in
+            try tail.withUnsafeMutableBytes { block in
+                let rest = UnsafeRawBufferPointer(rebasing: input[whole...])
+                if let base = rest.baseAddress, !rest.isEmpty {
+                    block.baseAddress!.copyMemory(from: base, byteCount: rest.count)
                 }
-            }
-            for index in plaintext.count..<target.count {
-                target[index] = UInt8(padLength)
-            }
-        }
-        var ciphertext = [UInt8](repeating: 0, count: padded.count)
-        try padded.withUnsafeBytes { input in
-            try ciphertext.withUnsafeMutableBytes { output in
-                try cipher.encrypt(into: output, from: input)
+                for index in rest.count..<blockSize { block[index] = UInt8(padLength) }
+                try ciphertext.withUnsafeMutableBytes { output in
+                    if whole > 0 {
+                        try cipher.encrypt(into: UnsafeMutableRawBufferPointer(rebasing: output[..<whole]),
+                                           from: UnsafeRawBufferPointer(rebasing: input[..<whole]))
+                    }
+                    try cipher.encrypt(into: UnsafeMutableRawBufferPointer(rebasing: output[whole...]),
+                                       from: UnsafeRawBufferPointer(block))
+                }
             }
         }
         return ciphertext
@@ -76,20 +82,38 @@ public enum AES128CBC {
         return try Key(key).decrypt(ciphertext, iv: iv)
     }
 
-    /// Decrypts with a keyed context that is already at the start of a message.
-    fileprivate static func decrypt(_ ciphertext: [UInt8], with cipher: borrowing CipherHandle) throws -> SecretBytes {
+    /// Decrypts with a keyed context, allocating secure memory once, for the plaintext alone. The last block is
+    /// decrypted first, into `tail` (chained from the block before it), because its padding gives the plaintext's
+    /// length; then the whole blocks before it go straight into the plaintext.
+    fileprivate static func decrypt(_ ciphertext: [UInt8], iv: [UInt8], with cipher: borrowing CipherHandle,
+                                    tail: SecretBytes) throws -> SecretBytes {
         guard !ciphertext.isEmpty, ciphertext.count % blockSize == 0 else { throw CryptoError.invalidCiphertext }
-        let padded = try SecretBytes(count: ciphertext.count)
-        try ciphertext.withUnsafeBytes { input in
-            try padded.withUnsafeMutableBytes { output in
-                try cipher.decrypt(into: output, from: input)
+        let whole = ciphertext.count - blockSize
+        defer { tail.wipe() }
+        return try ciphertext.withUnsafeBytes { input in
+            try cipher.reset()
+            if whole == 0 {
+                try cipher.setIV(iv)
+            } else {
+                try cipher.setIV(UnsafeRawBufferPointer(rebasing: input[(whole - blockSize)..<whole]))
             }
-        }
-        let plaintextLength = try padded.withUnsafeBytes { bytes in
-            try unpaddedLength(bytes)
-        }
-        return try padded.withUnsafeBytes { bytes in
-            try SecretBytes(copying: UnsafeRawBufferPointer(rebasing: bytes[0..<plaintextLength]))
+            try tail.withUnsafeMutableBytes { block in
+                try cipher.decrypt(into: block, from: UnsafeRawBufferPointer(rebasing: input[whole...]))
+            }
+            let kept = try tail.withUnsafeBytes { try unpaddedLength($0) }
+            let plaintext = try SecretBytes(count: whole + kept)
+            try plaintext.withUnsafeMutableBytes { output in
+                if whole > 0 {
+                    try cipher.reset()
+                    try cipher.setIV(iv)
+                    try cipher.decrypt(into: UnsafeMutableRawBufferPointer(rebasing: output[..<whole]),
+                                       from: UnsafeRawBufferPointer(rebasing: input[..<whole]))
+                }
+                tail.withUnsafeBytes { block in
+                    if kept > 0 { (output.baseAddress! + whole).copyMemory(from: block.baseAddress!, byteCount: kept) }
+                }
+            }
+            return plaintext
         }
     }
 
@@ -120,33 +144,37 @@ public enum AES128CBC {
 extension AES128CBC {
     /// A 16-byte key with its libgcrypt context opened and keyed once, in secure memory: a session's key, used for
     /// every secret the session carries. Opening a context per secret cost an allocation and a random-pool poll
-    /// each time. libgcrypt contexts are not safe to share, so the context is used under a lock, held only for one
-    /// message.
+    /// each time; the block of secure memory each message's padded tail passes through is kept with it for the same
+    /// reason. libgcrypt contexts are not safe to share, so both are used under a lock, held only for one message.
     public final class Key: Sendable {
-        private let cipher: Mutex<CipherHandle>
+        private let keyed: Mutex<Keyed>
+
+        /// The context and the tail block, owned together by the lock.
+        private struct Keyed: ~Copyable {
+            let cipher: CipherHandle
+            let tail: SecretBytes
+        }
 
         /// - Throws: ``CryptoError/invalidKey`` unless `key` is 16 bytes, or a libgcrypt error.
         public init(_ key: SecretBytes) throws {
-            cipher = Mutex(try AES128CBC.keyedCipher(key: key))
+            keyed = Mutex(Keyed(cipher: try AES128CBC.keyedCipher(key: key), tail: try SecretBytes(count: blockSize)))
         }
 
         /// Encrypts `plaintext` with PKCS#7 padding; see ``AES128CBC/encrypt(_:key:iv:)``.
         public func encrypt(_ plaintext: SecretBytes, iv: [UInt8]) throws -> [UInt8] {
             guard iv.count == blockSize else { throw CryptoError.invalidIV }
-            return try cipher.withLock { cipher throws -> [UInt8] in
-                try cipher.reset()
-                try cipher.setIV(iv)
-                return try AES128CBC.encrypt(plaintext, with: cipher)
+            return try keyed.withLock { keyed throws -> [UInt8] in
+                try keyed.cipher.reset()
+                try keyed.cipher.setIV(iv)
+                return try AES128CBC.encrypt(plaintext, with: keyed.cipher, tail: keyed.tail)
             }
         }
 
         /// Decrypts and unpads; see ``AES128CBC/decrypt(_:key:iv:)``.
         public func decrypt(_ ciphertext: [UInt8], iv: [UInt8]) throws -> SecretBytes {
             guard iv.count == blockSize else { throw CryptoError.invalidIV }
-            return try cipher.withLock { cipher throws -> SecretBytes in
-                try cipher.reset()
-                try cipher.setIV(iv)
-                return try AES128CBC.decrypt(ciphertext, with: cipher)
+            return try keyed.withLock { keyed throws -> SecretBytes in
+                try AES128CBC.decrypt(ciphertext, iv: iv, with: keyed.cipher, tail: keyed.tail)
             }
         }
     }

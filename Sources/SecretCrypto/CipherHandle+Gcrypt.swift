@@ -42,8 +42,16 @@ struct CipherHandle: ~Copyable {
     ///
     /// The corresponding C function is `gcry_cipher_setiv`.
     func setIV(_ iv: [UInt8]) throws {
-        let error = iv.withUnsafeBytes { gcry_cipher_setiv(handle, $0.baseAddress, $0.count) }
-        try LibgcryptError.check(error, "gcry_cipher_setiv")
+        try iv.withUnsafeBytes { try setIV($0) }
+    }
+
+    /// Sets the IV from memory the caller holds (CBC decryption chains from a block of the ciphertext).
+    /// - Parameter iv: The IV bytes.
+    /// - Throws: ``CryptoError`` if libgcrypt refuses the length.
+    ///
+    /// The corresponding C function is `gcry_cipher_setiv`.
+    func setIV(_ iv: UnsafeRawBufferPointer) throws {
+        try LibgcryptError.check(gcry_cipher_setiv(handle, iv.baseAddress, iv.count), "gcry_cipher_setiv")
     }
 
     /// Sets an IV that is itself derived from a secret (gnome-keyring derives it from the password).
@@ -52,8 +60,7 @@ struct CipherHandle: ~Copyable {
     ///
     /// The corresponding C function is `gcry_cipher_setiv`.
     func setIV(_ iv: SecretBytes) throws {
-        let error = iv.withUnsafeBytes { gcry_cipher_setiv(handle, $0.baseAddress, $0.count) }
-        try LibgcryptError.check(error, "gcry_cipher_setiv")
+        try iv.withUnsafeBytes { try setIV($0) }
     }
 
     /// Feeds additional authenticated data (AEAD modes).
