@@ -182,7 +182,6 @@ struct ServiceAdaptor {
     private func getSecrets(items: [ObjectPath], session sessionPath: ObjectPath, caller: BusName)
         async throws(SecretServiceError) -> HandlerResult {
         let session = try await context.session(at: sessionPath, caller: caller)
-        var entries: [DictEntry] = []
         var seen = Set<ObjectPath>()
         var located: [(path: ObjectPath, collection: String, item: String)] = []
         for path in items where seen.insert(path).inserted {
@@ -204,10 +203,9 @@ struct ServiceAdaptor {
         }
         // One visit to the store for all of them; an item gone or locked meanwhile is left out.
         let secrets = try await context.store.secrets(readable.map { ($0.collection, $0.item) })
-        for (found, secret) in zip(readable, secrets) {
-            guard let secret else { continue }
-            entries.append(DictEntry(.objectPath(found.path), try session.encode(secret).dbusValue))
-        }
+        let found = zip(readable, secrets).compactMap { item, secret in secret.map { (path: item.path, secret: $0) } }
+        let encoded = try session.encode(found.map(\.secret))
+        let entries = zip(found, encoded).map { item, wire in DictEntry(.objectPath(item.path), wire.dbusValue) }
         return HandlerResult([.dictionary(key: .objectPath, value: WireSecret.type, entries)])
     }
 

@@ -37,6 +37,24 @@ struct SecretSession: Sendable {
         }
     }
 
+    /// Encodes several stored secrets, in order, each as the one-secret `encode` does.
+    func encode(_ secrets: [StoredSecret]) throws(SecretServiceError) -> [WireSecret] {
+        guard case .dh(let cipher) = algorithm else {
+            var encoded: [WireSecret] = []
+            encoded.reserveCapacity(secrets.count)
+            for secret in secrets { encoded.append(try encode(secret)) }
+            return encoded
+        }
+        do {
+            return zip(secrets, try cipher.encrypt(secrets.map(\.value))).map { secret, sealed in
+                WireSecret(session: path, parameters: sealed.iv, value: sealed.ciphertext,
+                           contentType: secret.contentType)
+            }
+        } catch {
+            throw .failed("the secrets could not be encrypted for the session")
+        }
+    }
+
     /// Decodes a secret a client sent in this session.
     /// - Throws: `invalidArgs` when the parameters or ciphertext are malformed or do not decrypt; `failed` when no
     ///   secure memory is left for the secret.
