@@ -83,6 +83,27 @@ struct CollectionChangeCoalescerTests {
         #expect(clock.now - firstSent >= CollectionChangeCoalescer.minimumSpacing)
     }
 
+    @Test("a costly announcement holds the next one back a hundred times its cost, so lists take a hundredth of the time",
+          .timeLimit(.minutes(1)))
+    func costSpacing() async throws {
+        let clock = ContinuousClock()
+        typealias Span = (start: ContinuousClock.Instant, end: ContinuousClock.Instant)
+        let (sent, sentSink) = AsyncStream.makeStream(of: Span.self)
+        let coalescer = CollectionChangeCoalescer { _, _ in
+            let start = clock.now
+            // The cost of building and sending a long list, as the daemon's own clock sees it.
+            while clock.now - start < .milliseconds(3) {}
+            sentSink.yield((start, clock.now))
+        }
+        var announcements = sent.makeAsyncIterator()
+        await coalescer.changed("login", [.items])
+        let first = try #require(await announcements.next())
+        await coalescer.changed("login", [.items])
+        let second = try #require(await announcements.next())
+        #expect(second.start - first.end >= (first.end - first.start) * 100)
+        #expect(second.start - first.end <= CollectionChangeCoalescer.maximumSpacing + .seconds(5))
+    }
+
     @Test("collections are spaced independently", .timeLimit(.minutes(1)))
     func independentCollections() async {
         let (sent, sentSink) = AsyncStream.makeStream(of: String.self)
