@@ -11,8 +11,9 @@
 # UNSTRIPPED-COFFERD is a static build with the same layout flags but without -s (`make symbol-order` builds it).
 # The workload runs cofferd under callgrind on a private bus twice: first with its default options on a fresh data
 # directory, then with access control off on the same one; each time it drives cofferd with the clients people use
-# (secret-tool, python3-secretstorage and python3-keyring). A name
-# that labels more than one function in the binary (compiler-made helpers repeated in every object) is left out:
+# (secret-tool, python3-secretstorage and python3-keyring). Callgrind is told to keep names as the linker spells
+# them: demangled, the Swift runtime's C++ functions (which start the process) matched nothing and stayed spread out.
+# A name that labels more than one function in the binary (compiler-made helpers repeated in every object) is left out:
 # ordering by it would pull every copy, and the large sections that hold some of them, to the front.
 set -euo pipefail
 binary=$1
@@ -35,7 +36,7 @@ EOF
     # The log exists before anyone follows it: the daemon's shell may open it only after tail starts below.
     : > "$dir/log"
     printf pw | HOME="$home" XDG_RUNTIME_DIR="$dir/run" valgrind --tool=callgrind --callgrind-out-file="$profile" \
-        --dump-instr=no --compress-strings=no --compress-pos=no \
+        --dump-instr=no --compress-strings=no --compress-pos=no --demangle=no \
         "$binary" --address "$address" --foreground --unlock --kdf-iterations 1 --kdf-memory 256 "$@" \
         2> "$dir/log" &
     local daemon=$!
