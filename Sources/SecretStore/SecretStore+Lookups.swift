@@ -8,9 +8,42 @@ extension SecretStore {
     /// The secret of an item, decrypted into secure memory.
     /// - Throws: `noSuchObject`, `isLocked`, `failed`.
     public func secret(collection: String, item: String) throws(SecretServiceError) -> StoredSecret {
-        let state = try unlockedState(of: collection)
-        guard let stored = state.items[item], let vault = state.vault else { throw .noSuchObject("no such item") }
+        guard let secret = try secret(of: item, in: try unlockedState(of: collection)) else {
+            throw .noSuchObject("no such item")
+        }
         markUsed(collection)
+        return secret
+    }
+
+    /// ``secret(collection:item:)`` of many items in one step of the store (`GetSecrets`): `nil` for an item that is
+    /// gone or whose collection is locked, which `GetSecrets` leaves out.
+    /// - Throws: the first other failure.
+    public func secrets(_ addresses: [(collection: String, item: String)]) throws(SecretServiceError) -> [StoredSecret?] {
+        var secrets: [StoredSecret?] = []
+        secrets.reserveCapacity(addresses.count)
+        // The items of one search are mostly of one collection: it is looked up, and its use noted, once per run.
+        var current: (id: String, state: CollectionState?, used: Bool)?
+        for address in addresses {
+            if current?.id != address.collection {
+                current = (address.collection, collections[address.collection].flatMap { $0.isLocked ? nil : $0 }, false)
+            }
+            guard let state = current?.state, let secret = try secret(of: address.item, in: state) else {
+                secrets.append(nil)
+                continue
+            }
+            if current?.used == false {
+                markUsed(address.collection)
+                current?.used = true
+            }
+            secrets.append(secret)
+        }
+        return secrets
+    }
+
+    /// The secret of `item` of the unlocked `state`; `nil` when there is no such item.
+    /// - Throws: `failed` when it cannot be decrypted.
+    private func secret(of item: String, in state: CollectionState) throws(SecretServiceError) -> StoredSecret? {
+        guard let stored = state.items[item], let vault = state.vault else { return nil }
         do {
             let contentType = try state.contentType(of: stored, vault: vault)
             return StoredSecret(value: try vault.openSecret(stored.sealed.secret(in: state.image), item: item),
@@ -20,33 +53,21 @@ extension SecretStore {
         }
     }
 
-    /// ``secret(collection:item:)`` of many items in one step of the store (`GetSecrets`): `nil` for an item that is
-    /// gone or whose collection is locked, which `GetSecrets` leaves out.
-    /// - Throws: the first other failure.
-    public func secrets(_ addresses: [(collection: String, item: String)]) throws(SecretServiceError) -> [StoredSecret?] {
-        var secrets: [StoredSecret?] = []
-        secrets.reserveCapacity(addresses.count)
-        for address in addresses {
-            do {
-                secrets.append(try secret(collection: address.collection, item: address.item))
-            } catch .isLocked, .noSuchObject {
-                secrets.append(nil)
-            }
-        }
-        return secrets
-    }
-
     // MARK: - Searching
 
     /// Items of every collection whose attributes contain all of `query`, newest `Modified` first.
     public func search(_ query: [String: String]) -> [ItemRef] {
         var found: [(StoredItem, ItemRef)] = []
+        var collectionsFound = 0
         for state in collections.values {
-            for item in state.matches(query) {
+            let matches = state.matches(query)
+            collectionsFound += matches.isEmpty ? 0 : 1
+            for item in matches {
                 found.append((item, ItemRef(collection: state.id, item: item.id, isLocked: state.isLocked)))
             }
         }
-        found.sort { CollectionState.newestFirst($0.0, $1.0) }
+        // Each collection's matches come sorted already: only several collections' need merging.
+        if collectionsFound > 1 { found.sort { CollectionState.newestFirst($0.0, $1.0) } }
         return found.map(\.1)
     }
 

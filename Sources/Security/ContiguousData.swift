@@ -35,7 +35,7 @@ final class ContiguousData: NSData, ContiguousBytes {
 
     deinit {
         // Results are often secrets: leave nothing of them in the freed heap.
-        start.initializeMemory(as: UInt8.self, repeating: 0, count: Swift.max(count, 1))
+        explicit_bzero(start, Swift.max(count, 1))
         start.deallocate()
     }
 

@@ -44,7 +44,7 @@ struct ItemsAdaptor {
         -> HandlerResult {
         var asked: [(path: ObjectPath, address: (collection: String, item: String))] = []
         asked.reserveCapacity(paths.count)
-        var seen = Set<ObjectPath>()
+        var seen = Set<ObjectPath>(minimumCapacity: paths.count)
         for path in paths where seen.insert(path).inserted {
             if let address = await context.itemLocation(for: path) { asked.append((path, address)) }
         }

@@ -182,7 +182,7 @@ struct ServiceAdaptor {
     private func getSecrets(items: [ObjectPath], session sessionPath: ObjectPath, caller: BusName)
         async throws(SecretServiceError) -> HandlerResult {
         let session = try await context.session(at: sessionPath, caller: caller)
-        var seen = Set<ObjectPath>()
+        var seen = Set<ObjectPath>(minimumCapacity: items.count)
         var located: [(path: ObjectPath, collection: String, item: String)] = []
         for path in items where seen.insert(path).inserted {
             // Unknown and locked items are left out, as clients expect, rather than failing the whole call.

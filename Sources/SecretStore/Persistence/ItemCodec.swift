@@ -138,10 +138,16 @@ struct SecretVault: Sendable {
     /// so the context is opened once per unlock rather than once per value.
     private let key: AES256GCM.Key
     let collectionID: String
+    /// The associated data's leading part for secrets and for metadata: the kind and the collection, the same for
+    /// every item, so reading many secrets builds only each item's own part.
+    private let secretPrefix: [UInt8]
+    private let metaPrefix: [UInt8]
 
     init(key: SecretBytes, collectionID: String) throws {
         self.key = try AES256GCM.Key(key)
         self.collectionID = collectionID
+        secretPrefix = Self.prefix("secret", collectionID)
+        metaPrefix = Self.prefix("meta", collectionID)
     }
 
     /// A vault with a random key, for collections that live only in memory.
@@ -154,10 +160,18 @@ struct SecretVault: Sendable {
         }
     }
 
-    private func associatedData(_ kind: String, _ item: String) -> [UInt8] {
+    private static func prefix(_ kind: String, _ collectionID: String) -> [UInt8] {
         var writer = ByteWriter()
         writer.raw(Array("coffer/1 \(kind)".utf8))
         writer.string(collectionID)
+        return writer.bytes
+    }
+
+    /// The associated data of one item's secret or metadata: `prefix` (``secretPrefix`` or ``metaPrefix``), then
+    /// the item.
+    private func associatedData(_ prefix: [UInt8], _ item: String) -> [UInt8] {
+        var writer = ByteWriter(capacity: prefix.count + item.utf8.count + 2)
+        writer.raw(prefix)
         writer.string(item)
         return writer.bytes
     }
@@ -165,31 +179,31 @@ struct SecretVault: Sendable {
     func sealSecret(_ value: SecretBytes, item: String) throws -> SealedBlob {
         let nonce = SecureRandom.nonce(count: FileRecord.nonceSize)
         return SealedBlob(nonce: nonce, sealed: try key.seal(value, nonce: nonce,
-                                                                   associatedData: associatedData("secret", item)))
+                                                                   associatedData: associatedData(secretPrefix, item)))
     }
 
     func openSecret(_ blob: SealedBlob, item: String) throws -> SecretBytes {
-        try key.open(blob.sealed, nonce: blob.nonce, associatedData: associatedData("secret", item))
+        try key.open(blob.sealed, nonce: blob.nonce, associatedData: associatedData(secretPrefix, item))
     }
 
     func sealMeta(_ meta: ItemMeta, item: String) throws -> SealedBlob {
         let nonce = SecureRandom.nonce(count: FileRecord.nonceSize)
         let plain = try SecretBytes(copying: meta.encode())
         return SealedBlob(nonce: nonce, sealed: try key.seal(plain, nonce: nonce,
-                                                                   associatedData: associatedData("meta", item)))
+                                                                   associatedData: associatedData(metaPrefix, item)))
     }
 
     /// Only the metadata's `modified`, its last field: what ordering and the collection's time need, without
     /// decoding the rest.
     func openModified(_ blob: SealedBlob, item: String) throws -> UInt64 {
-        let plain = try key.open(blob.sealed, nonce: blob.nonce, associatedData: associatedData("meta", item))
+        let plain = try key.open(blob.sealed, nonce: blob.nonce, associatedData: associatedData(metaPrefix, item))
         guard plain.count >= 8 else { throw FormatError("item metadata too short") }
         return plain.withUnsafeBytes { raw in raw[(raw.count - 8)...].reduce(0) { $0 << 8 | UInt64($1) } }
     }
 
     /// Only the metadata's content type, which a secret is returned with.
     func openContentType(_ blob: SealedBlob, item: String) throws -> String {
-        let plain = try key.open(blob.sealed, nonce: blob.nonce, associatedData: associatedData("meta", item))
+        let plain = try key.open(blob.sealed, nonce: blob.nonce, associatedData: associatedData(metaPrefix, item))
         return try plain.withUnsafeBytes { raw throws(FormatError) in try ItemMeta.decodeContentType(raw) }
     }
 
@@ -205,7 +219,7 @@ struct SecretVault: Sendable {
 
     func openMeta(_ blob: SealedBlob, item: String) throws -> ItemMeta {
         let plain = try key.open(blob.sealed, nonce: blob.nonce,
-                                       associatedData: associatedData("meta", item))
+                                       associatedData: associatedData(metaPrefix, item))
         return try ItemMeta.decode(plain.copyBytes())
     }
 }
