@@ -72,8 +72,9 @@ extension SecretServiceDaemon {
                 logger.info("unlocked the login collection")
             }
         }
+        // The unlock's transient buffers (the whole file, decoded records) go back to the system, and so do the
+        // pages of code start-up alone ran, before the calls held back for the unlock run.
+        releaseStartupPages()
         await store.endPendingUnlock(of: pending.collection)
-        // The unlock's transient buffers (the whole file, decoded records) go back to the system.
-        Self.returnFreedMemory()
     }
 }

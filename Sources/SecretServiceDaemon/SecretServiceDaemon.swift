@@ -83,6 +83,8 @@ public final class SecretServiceDaemon: Service {
             }
         }
         logger.info("serving org.freedesktop.secrets", metadata: ["dbus.unique": "\(connection.uniqueName)"])
+        // Start-up is over unless an unlock still runs, which ends it instead (finishUnlock).
+        if unlocking == nil { releaseStartupPages() }
         ready.yield(connection.uniqueName.rawValue)
         ready.finish()
 
@@ -259,6 +261,13 @@ public final class SecretServiceDaemon: Service {
     /// glibc's `malloc_trim` hands that memory back before serving, so the resident size is what the daemon keeps.
     static func returnFreedMemory() {
         chardening_return_freed_memory()
+    }
+
+    /// Once start-up is over: the pages only start-up ran go back (``StartupPages``), with its heap.
+    func releaseStartupPages() {
+        Self.returnFreedMemory()
+        let advised = StartupPages.release()
+        logger.debug("released start-up pages", metadata: ["bytes": "\(advised.map(String.init) ?? "none")"])
     }
 }
 
