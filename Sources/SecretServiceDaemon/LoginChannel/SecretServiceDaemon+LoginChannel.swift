@@ -27,6 +27,9 @@ extension SecretServiceDaemon {
                     outcome = await keyring.changePassword(from: old, to: new)
                 }
                 connection.finish(outcome)
+                // A login's unlock (or password change) verifies the whole file and derives keys once, as a start-up
+                // unlock does; where cofferd was started for the login, it is the rest of start-up.
+                releaseStartupPages()
             }
         } onCancel: {
             listener.requestClose()
