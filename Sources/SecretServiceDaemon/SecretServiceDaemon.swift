@@ -267,7 +267,7 @@ public final class SecretServiceDaemon: Service {
     func releaseStartupPages() {
         Self.returnFreedMemory()
         let advised = StartupPages.release()
-        logger.debug("released start-up pages", metadata: ["bytes": "\(advised.map(String.init) ?? "none")"])
+        logger.debug("released start-up pages", metadata: ["bytes": "\(advised)"])
     }
 }
 
