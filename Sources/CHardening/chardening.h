@@ -101,9 +101,9 @@ static inline int chardening_release_object_pages(struct chardening_object_info 
 /// other mapping can be caught while it is being unmapped or reused. Returns the bytes of address space advised
 /// (none under AddressSanitizer or ThreadSanitizer, below).
 static inline size_t chardening_release_loaded_pages(void) {
-    // A sanitizer's build only runs the tests, and its instrumented code is several times larger: there, mapping it
-    // back after every daemon's start costs the suite more than its time limits allow and frees nothing that
-    // matters. dlsym(NULL, …) is RTLD_DEFAULT, the whole process.
+    // A sanitizer's build only runs the tests, where the release frees nothing that matters, and its instrumented
+    // code is several times larger: mapping it back after every test daemon's start is only extra work for suites
+    // that run close to their time limits. dlsym(NULL, …) is RTLD_DEFAULT, the whole process.
     if (dlsym(NULL, "__asan_init") != NULL || dlsym(NULL, "__tsan_init") != NULL) return 0;
     size_t advised = 0;
     (void) chardening_dl_iterate_phdr(chardening_release_object_pages, &advised);
