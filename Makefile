@@ -242,6 +242,10 @@ TSAN_RUN_OPTIONS ?= halt_on_error=1:suppressions=$(CURDIR)/.ci/tsan-suppressions
 # stay in `make test` to keep CI short. A sanitizer's build keeps its start-up pages (chardening.h), so the suite that
 # checks their release runs in `make test` only.
 SANITIZER_SKIP ?= SecureMemoryTests|largeBuffersLocked|CrashTests|KillPointTests|StartupPagesTests
+# At most this many tests at once under a sanitizer. Unbounded, every integration suite starts its bus and its
+# instrumented daemons together, and on a 2-core machine a few of them overran their time limits in three full
+# ThreadSanitizer runs of four; eight at once passed all of them, in about a tenth more time.
+SANITIZER_PARALLEL ?= 8
 # The D-Bus fuzz test runs its full 10,000 calls in `make test`; under a sanitizer a shorter run suffices.
 SANITIZER_FUZZ_CALLS ?= 2000
 
@@ -253,12 +257,12 @@ fuzz: setup
 test-asan: setup-test pam-module
 	swift build --build-tests --sanitize=address --scratch-path .build-asan
 	ASAN_OPTIONS=$(ASAN_RUN_OPTIONS) COFFER_FUZZ_CALLS=$(SANITIZER_FUZZ_CALLS) COFFER_FUZZ_RSS_LIMIT_MIB=1536 \
-	  .ci/failures .build-asan/debug/CofferPackageTests.xctest --testing-library swift-testing --skip '$(SANITIZER_SKIP)'
+	  .ci/failures .build-asan/debug/CofferPackageTests.xctest --testing-library swift-testing --experimental-maximum-parallelization-width $(SANITIZER_PARALLEL) --skip '$(SANITIZER_SKIP)'
 
 test-tsan: setup-test pam-module
 	swift build --build-tests --sanitize=thread --scratch-path .build-tsan
 	TSAN_OPTIONS=$(TSAN_RUN_OPTIONS) COFFER_FUZZ_CALLS=$(SANITIZER_FUZZ_CALLS) COFFER_FUZZ_RSS_LIMIT_MIB=3072 \
-	  .ci/failures .build-tsan/debug/CofferPackageTests.xctest --testing-library swift-testing --skip '$(SANITIZER_SKIP)'
+	  .ci/failures .build-tsan/debug/CofferPackageTests.xctest --testing-library swift-testing --experimental-maximum-parallelization-width $(SANITIZER_PARALLEL) --skip '$(SANITIZER_SKIP)'
 
 reliability: setup-test
 	FUZZ_TARGETS='$(FUZZ_TARGETS)' FUZZ_SECONDS=$(FUZZ_SECONDS) Fuzz/reliability
