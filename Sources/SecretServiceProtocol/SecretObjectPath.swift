@@ -20,53 +20,100 @@ public enum SecretObjectPath: Hashable, Sendable {
 
     /// Parses a path below `/org/freedesktop/secrets`; `nil` for paths outside the tree or of unknown shape.
     public init?(_ path: ObjectPath) {
-        let raw = path.rawValue
-        if raw == Self.base.rawValue {
-            self = .service
-            return
+        // Every call resolves its path, and GetSecrets one per item: the path's bytes are scanned in place, and only
+        // the identifiers become strings (short ones need no allocation).
+        var raw = path.rawValue
+        guard let parsed = raw.withUTF8(Self.parse) else { return nil }
+        self = parsed
+    }
+
+    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> SecretObjectPath? {
+        guard bytes.starts(with: baseBytes) else { return nil }
+        if bytes.count == baseBytes.count { return .service }
+        let below = bytes[baseBytes.count...]
+        guard below.first == slash else { return nil }
+        let kindStart = below.startIndex + 1
+        guard let kindEnd = below[kindStart...].firstIndex(of: slash) else { return nil }
+        let kind = bytes[kindStart..<kindEnd]
+        let ids = bytes[(kindEnd + 1)...]
+        let first: Slice<UnsafeBufferPointer<UInt8>>, second: String?
+        if let split = ids.firstIndex(of: slash) {
+            let rest = bytes[(split + 1)...]
+            guard !rest.contains(slash) else { return nil }
+            (first, second) = (bytes[ids.startIndex..<split], text(rest))
+        } else {
+            (first, second) = (ids, nil)
         }
-        // Every call resolves its path, and GetSecrets one per item: one split of the part below the base.
-        guard raw.hasPrefix(Self.prefix) else { return nil }
-        let parts = raw.utf8.dropFirst(Self.prefix.utf8.count).split(separator: UInt8(ascii: "/"),
-                                                                      omittingEmptySubsequences: false)
-        guard let kind = parts.first, parts.count <= 3, let first = parts.dropFirst().first.map({ String(Substring($0)) }) else {
-            return nil
-        }
-        let second = parts.count == 3 ? String(Substring(parts[2])) : nil
-        switch (String(Substring(kind)), second) {
-        case ("session", nil): self = .session(first)
-        case ("collection", nil): self = .collection(first)
-        case ("collection", let item?): self = .item(collection: first, item: item)
-        case ("aliases", nil): self = .alias(first)
-        case ("aliases", let item?): self = .aliasItem(alias: first, item: item)
-        case ("prompt", nil): self = .prompt(first)
+        let id = text(first)
+        switch second {
+        case nil where kind.elementsEqual(Kind.session): return .session(id)
+        case nil where kind.elementsEqual(Kind.collection): return .collection(id)
+        case let item? where kind.elementsEqual(Kind.collection): return .item(collection: id, item: item)
+        case nil where kind.elementsEqual(Kind.aliases): return .alias(id)
+        case let item? where kind.elementsEqual(Kind.aliases): return .aliasItem(alias: id, item: item)
+        case nil where kind.elementsEqual(Kind.prompt): return .prompt(id)
         default: return nil
         }
+    }
+
+    private static func text(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> String {
+        String(decoding: UnsafeBufferPointer(rebasing: bytes), as: UTF8.self)
+    }
+
+    /// The kinds of object below the base, as bytes: comparing a path's bytes with them needs no string.
+    private enum Kind {
+        static let session = Array("session".utf8)
+        static let collection = Array("collection".utf8)
+        static let aliases = Array("aliases".utf8)
+        static let prompt = Array("prompt".utf8)
     }
 
     /// The object path of this object.
     public var objectPath: ObjectPath {
         switch self {
         case .service: Self.base
-        case .session(let id): Self.make("session", id)
-        case .collection(let id): Self.make("collection", id)
-        case .item(let collection, let item): Self.make("collection", collection, item)
-        case .alias(let name): Self.make("aliases", name)
-        case .aliasItem(let alias, let item): Self.make("aliases", alias, item)
-        case .prompt(let id): Self.make("prompt", id)
+        case .session(let id): Self.make(Kind.session, id)
+        case .collection(let id): Self.make(Kind.collection, id)
+        case .item(let collection, let item): Self.make(Kind.collection, collection, item)
+        case .alias(let name): Self.make(Kind.aliases, name)
+        case .aliasItem(let alias, let item): Self.make(Kind.aliases, alias, item)
+        case .prompt(let id): Self.make(Kind.prompt, id)
         }
     }
 
-    /// The base path with its trailing slash, the start of every object path below it.
-    private static let prefix = base.rawValue + "/"
+    private static let slash = UInt8(ascii: "/")
+    private static let baseBytes = Array(base.rawValue.utf8)
 
-    /// Builds the path in one string (replies list a path per item); each identifier must be a path element.
-    private static func make(_ kind: String, _ ids: String...) -> ObjectPath {
-        var raw = prefix + kind
-        for id in ids {
-            precondition(ObjectPath.isValidElement(id[...]), "invalid path element")
-            raw += "/"
-            raw += id
+    /// Builds the path into one allocation of its exact size (replies list a path per item, and growing a string
+    /// piece by piece reallocates it several times); each identifier must be a path element.
+    private static func make(_ kind: [UInt8], _ first: String, _ second: String? = nil) -> ObjectPath {
+        var first = first, second = second
+        let count = baseBytes.count + 1 + kind.count + 1 + first.utf8.count + (second.map { 1 + $0.utf8.count } ?? 0)
+        let raw = String(unsafeUninitializedCapacity: count) { buffer in
+            var at = 0
+            func put(_ bytes: UnsafeBufferPointer<UInt8>) {
+                at = buffer[at...].initialize(fromContentsOf: bytes)
+            }
+            func put(_ byte: UInt8) {
+                buffer[at] = byte
+                at += 1
+            }
+            func putElement(_ id: inout String) {
+                id.withUTF8 { bytes in
+                    precondition(!bytes.isEmpty && bytes.allSatisfy(ObjectPathElement.isValid), "invalid path element")
+                    put(bytes)
+                }
+            }
+            baseBytes.withUnsafeBufferPointer(put)
+            put(slash)
+            kind.withUnsafeBufferPointer(put)
+            put(slash)
+            putElement(&first)
+            if second != nil {
+                put(slash)
+                putElement(&second!)
+            }
+            return at
         }
         return ObjectPath(unchecked: raw)
     }

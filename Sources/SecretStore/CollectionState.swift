@@ -198,17 +198,22 @@ final class CollectionState {
     /// Items matching every pair of `query`, newest `Modified` first (ties: newest created first). Answered from the
     /// attribute tags, locked or not; while unlocked, the candidates' metadata is opened to order them.
     func matches(_ query: [String: String]) -> [StoredItem] {
+        let ids = matchingIDs(query)
+        if ids.count > 1, let vault {
+            for itemID in ids { _ = modifiedTime(of: itemID, vault: vault) }
+        }
+        return ids.compactMap { items[$0] }.sorted(by: Self.newestFirst)
+    }
+
+    /// The items matching every pair of `query`, unordered, from the attribute tags alone (locked or not).
+    func matchingIDs(_ query: [String: String]) -> [String] {
         let candidates: Set<String>?
         do {
             candidates = index.candidates(forTags: try tags(for: query))
         } catch {
             return []  // no secure memory for the tags' key: nothing can be found until there is
         }
-        let ids = candidates.map(Array.init) ?? Array(items.keys)
-        if ids.count > 1, let vault {
-            for itemID in ids { _ = modifiedTime(of: itemID, vault: vault) }
-        }
-        return ids.compactMap { items[$0] }.sorted(by: Self.newestFirst)
+        return candidates.map(Array.init) ?? Array(items.keys)
     }
 
     static func newestFirst(_ a: StoredItem, _ b: StoredItem) -> Bool {

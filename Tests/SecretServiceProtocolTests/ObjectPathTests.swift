@@ -30,7 +30,8 @@ struct ObjectPathTests {
         "/", "/org/freedesktop", "/org/freedesktop/secretsx", "/org/freedesktop/secrets/collection",
         "/org/freedesktop/secrets/bogus/x", "/org/freedesktop/secrets/collection/a/b/c",
         "/org/freedesktop/secrets/session/1/2", "/org/freedesktop/secrets/prompt", "/org/freedesktop/Secrets",
-        "/org/freedesktop/secretsx/collection/login",
+        "/org/freedesktop/secretsx/collection/login", "/org/freedesktop/secrets/collections/login",
+        "/org/freedesktop/secrets/aliases/default/1/2", "/org/freedesktop/secrets/promp/1", "/org/freedesktop/secrets/x",
     ])
     func rejects(_ text: String) throws {
         #expect(SecretObjectPath(try #require(ObjectPath(text))) == nil)

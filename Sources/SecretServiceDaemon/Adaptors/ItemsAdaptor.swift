@@ -59,21 +59,24 @@ struct ItemsAdaptor {
 
     /// `SearchOldestFirst(a{ss} attributes, a{ss} excluding) → (ao unlocked, ao locked)`: `SearchItems`, less the
     /// readable items that have any pair of `excluding`, with those in creation order (`Created`, then the number
-    /// the collection gave the item, then the path). The locked list is `SearchItems`' own: their metadata cannot be
-    /// read, so nothing is excluded from it. A client that needs only which items match, in order, and their
+    /// the collection gave the item, then the path). The locked list holds what `SearchItems`' does, unordered: the
+    /// metadata of those cannot be read, so nothing is excluded from it. A client that needs only which items match, in order, and their
     /// secrets reads no properties at all.
     private func searchOldestFirst(_ attributes: [String: String], excluding: [String: String], caller: BusName)
         async throws(SecretServiceError) -> HandlerResult {
-        let found = await ServiceAdaptor(context: context).search(attributes, caller: caller)
-        let infos = try await context.store.itemInfos(found.unlocked.map { ($0.collection, $0.item) })
-        let kept = infos.compactMap { $0 }.filter { info in
-            !excluding.contains { info.attributes[$0.key] == $0.value }
+        let matches = try await context.store.searchOldestFirst(attributes, excluding: excluding)
+        let readability = await ServiceAdaptor(context: context).readability(of: matches.map(\.ref), caller: caller)
+        var unlocked: [ObjectPath] = []
+        var locked: [ObjectPath] = []
+        unlocked.reserveCapacity(matches.count)
+        for (match, readable) in zip(matches, readability) {
+            switch readable {
+            case true? where !match.isExcluded: unlocked.append(Paths.item(match.ref.collection, match.ref.item))
+            case true?: break
+            case false?: locked.append(Paths.item(match.ref.collection, match.ref.item))
+            case nil: break
+            }
         }
-        let ordered = kept.sorted { a, b in
-            if a.created != b.created { return a.created < b.created }
-            if a.id.utf8.count != b.id.utf8.count { return a.id.utf8.count < b.id.utf8.count }  // numbers: shorter first
-            return a.id != b.id ? a.id < b.id : a.collection < b.collection
-        }
-        return HandlerResult([.objectPaths(ordered.map { Paths.item($0.collection, $0.id) }), .objectPaths(found.locked)])
+        return HandlerResult([.objectPaths(unlocked), .objectPaths(locked)])
     }
 }

@@ -163,18 +163,27 @@ struct ServiceAdaptor {
         var unlocked: [ItemRef] = []
         var locked: [ObjectPath] = []
         let matches = await context.store.search(attributes)
-        let permitted = await context.access.permitted(caller, matches.map { ($0.collection, $0.item) })
-        for (found, permitted) in zip(matches, permitted) {
-            if found.isLocked {
-                // Nobody's creator is known while the collection is locked: shown locked to everyone.
-                locked.append(Paths.item(found.collection, found.item))
-            } else if permitted {
-                unlocked.append(found)
-            } else if !context.access.hides(found.collection) {
-                locked.append(Paths.item(found.collection, found.item))
+        for (found, readable) in zip(matches, await readability(of: matches, caller: caller)) {
+            switch readable {
+            case true?: unlocked.append(found)
+            case false?: locked.append(Paths.item(found.collection, found.item))
+            case nil: break
             }
         }
         return (unlocked, locked)
+    }
+
+    /// How each of a search's `matches` shows to `caller`: `true` for one it can read now, `false` for one it must
+    /// unlock first (its collection is locked, or the caller's application may not use it, which the unlock asks
+    /// the user about), `nil` for one hidden from it (under `strict`).
+    func readability(of matches: [ItemRef], caller: BusName) async -> [Bool?] {
+        let permitted = await context.access.permitted(caller, matches.map { ($0.collection, $0.item) })
+        return zip(matches, permitted).map { found, permitted in
+            // Nobody's creator is known while the collection is locked: shown locked to everyone.
+            if found.isLocked { return false }
+            if permitted { return true }
+            return context.access.hides(found.collection) ? nil : false
+        }
     }
 
     // MARK: - Secrets

@@ -25,8 +25,7 @@ struct SecretSession: Sendable {
     func encode(_ secret: StoredSecret) throws(SecretServiceError) -> WireSecret {
         switch algorithm {
         case .plain:
-            return WireSecret(session: path, parameters: [], value: secret.value.copyBytes(),
-                              contentType: secret.contentType)
+            return Self.plain(secret, session: path)
         case .dh(let cipher):
             do {
                 let (iv, ciphertext) = try cipher.encrypt(secret.value)
@@ -37,17 +36,19 @@ struct SecretSession: Sendable {
         }
     }
 
+    private static func plain(_ secret: StoredSecret, session: ObjectPath) -> WireSecret {
+        WireSecret(session: session, parameters: [], value: secret.value.copyBytes(), contentType: secret.contentType)
+    }
+
     /// Encodes several stored secrets, in order, each as the one-secret `encode` does.
     func encode(_ secrets: [StoredSecret]) throws(SecretServiceError) -> [WireSecret] {
+        let session = path  // built once, not once per secret
         guard case .dh(let cipher) = algorithm else {
-            var encoded: [WireSecret] = []
-            encoded.reserveCapacity(secrets.count)
-            for secret in secrets { encoded.append(try encode(secret)) }
-            return encoded
+            return secrets.map { Self.plain($0, session: session) }
         }
         do {
             return zip(secrets, try cipher.encrypt(secrets.map(\.value))).map { secret, sealed in
-                WireSecret(session: path, parameters: sealed.iv, value: sealed.ciphertext,
+                WireSecret(session: session, parameters: sealed.iv, value: sealed.ciphertext,
                            contentType: secret.contentType)
             }
         } catch {
