@@ -51,15 +51,28 @@ public struct DHSessionCipher: Sendable {
         return (iv, try key.encrypt(plaintext, iv: iv))
     }
 
-    /// Encrypts several secrets, each under a fresh random IV of its own, as ``encrypt(_:)`` does one by one. The
-    /// IVs are drawn in one call: the nonce generator's fixed work per call (a lock, a check for a fork) was a
-    /// visible share of reading many secrets at once.
-    /// - Returns: The IV and ciphertext of each secret, in order.
-    public func encrypt(_ plaintexts: [SecretBytes]) throws -> [(iv: [UInt8], ciphertext: [UInt8])] {
-        let ivs = SecureRandom.nonce(count: AES128CBC.blockSize * plaintexts.count)
-        return try plaintexts.indices.map { index in
+    /// A run of `count` secrets to encrypt one at a time (`GetSecrets`), each under a fresh random IV of its own, as
+    /// ``encrypt(_:)`` does.
+    public func run(count: Int) -> Run {
+        Run(key: key, ivs: SecureRandom.nonce(count: AES128CBC.blockSize * count), count: count)
+    }
+
+    /// The IVs of a run of secrets, drawn in one call: the nonce generator's fixed work per call (a lock, a check for
+    /// a fork) was a visible share of reading many secrets at once. Each secret is encrypted as soon as it is read,
+    /// so its plaintext can be released before the next one is decrypted: a read of many secrets never holds them
+    /// all in secure memory, whose allocator also slows with every block it holds.
+    public struct Run: Sendable {
+        fileprivate let key: AES128CBC.Key
+        fileprivate let ivs: [UInt8]
+        public let count: Int
+
+        /// Encrypts the secret at `index` of the run under that position's IV. Each position is for one secret:
+        /// two secrets at one position would share an IV.
+        /// - Returns: The IV and ciphertext, as ``DHSessionCipher/encrypt(_:)`` gives them.
+        public func encrypt(_ plaintext: SecretBytes, at index: Int) throws -> (iv: [UInt8], ciphertext: [UInt8]) {
+            precondition(index >= 0 && index < count, "a run's position is within it")
             let iv = Array(ivs[(index * AES128CBC.blockSize)..<((index + 1) * AES128CBC.blockSize)])
-            return (iv, try key.encrypt(plaintexts[index], iv: iv))
+            return (iv, try key.encrypt(plaintext, iv: iv))
         }
     }
 

@@ -15,29 +15,35 @@ extension SecretStore {
         return secret
     }
 
-    /// ``secret(collection:item:)`` of many items in one step of the store (`GetSecrets`): `nil` for an item that is
-    /// gone or whose collection is locked, which `GetSecrets` leaves out.
-    /// - Throws: the first other failure.
-    public func secrets(_ addresses: [(collection: String, item: String)]) throws(SecretServiceError) -> [StoredSecret?] {
-        var secrets: [StoredSecret?] = []
-        secrets.reserveCapacity(addresses.count)
+    /// ``secret(collection:item:)`` of many items in one step of the store (`GetSecrets`), each handed to `encode`
+    /// (with its position in `addresses`) as soon as it is decrypted and released right after, so secure memory holds
+    /// one of them at a time however many are read.
+    /// - Returns: per address, what `encode` made of its secret, or `nil` for an item that is gone or whose
+    ///   collection is locked, which `GetSecrets` leaves out.
+    /// - Throws: the first other failure, `encode`'s included.
+    public func secrets<Encoded: Sendable>(
+        _ addresses: [(collection: String, item: String)],
+        encodingEach encode: @Sendable (_ index: Int, _ secret: StoredSecret) throws(SecretServiceError) -> Encoded
+    ) throws(SecretServiceError) -> [Encoded?] {
+        var encoded: [Encoded?] = []
+        encoded.reserveCapacity(addresses.count)
         // The items of one search are mostly of one collection: it is looked up, and its use noted, once per run.
         var current: (id: String, state: CollectionState?, used: Bool)?
-        for address in addresses {
+        for (index, address) in addresses.enumerated() {
             if current?.id != address.collection {
                 current = (address.collection, collections[address.collection].flatMap { $0.isLocked ? nil : $0 }, false)
             }
             guard let state = current?.state, let secret = try secret(of: address.item, in: state) else {
-                secrets.append(nil)
+                encoded.append(nil)
                 continue
             }
             if current?.used == false {
                 markUsed(address.collection)
                 current?.used = true
             }
-            secrets.append(secret)
+            encoded.append(try encode(index, secret))
         }
-        return secrets
+        return encoded
     }
 
     /// The secret of `item` of the unlocked `state`; `nil` when there is no such item.

@@ -3,7 +3,6 @@
 
 import DBusWire
 import Foundation
-import SecretCrypto
 import SecretServiceClient
 
 /// What one matched item contributes to a result.
@@ -67,23 +66,22 @@ extension OperationContext {
     /// them from `prefetched` when it stands for that fetch).
     func resultEntries(for items: [StoredItem], query: ItemQuery, prefetched: PrefetchedSecrets? = nil)
         async throws -> [ResultEntry] {
-        var secrets: [String: Data] = [:]
+        var secrets: [ObjectPath: Data] = [:]
         if query.returnData || query.returnsReference {
-            secrets.reserveCapacity(items.count)
-            var fetched = try prefetched?.secrets(for: items)
-            if fetched == nil { fetched = try await client.secrets(of: items.map(\.path)) }
-            for (path, secret) in fetched ?? [:] {
-                secrets[path.rawValue] = secret.value.withUnsafeBytes { Data($0) }
+            if let fetched = try prefetched?.secrets(for: items) {
+                secrets = fetched
+            } else {
+                secrets = try await secretData(of: items.map(\.path))
             }
-            guard items.allSatisfy({ secrets[$0.path.rawValue] != nil }) else {
+            guard items.allSatisfy({ secrets[$0.path] != nil }) else {
                 throw KeychainFailure(interaction == .allow ? errSecAuthFailed : errSecInteractionNotAllowed)
             }
         }
         return items.map { item in
-            ResultEntry(data: query.returnData ? secrets[item.path.rawValue] : nil,
+            ResultEntry(data: query.returnData ? secrets[item.path] : nil,
                         attributes: query.returnAttributes ? item.appleAttributes : nil,
                         persistentReference: query.returnPersistentRef ? item.persistentReference : nil,
-                        reference: query.returnsReference ? secrets[item.path.rawValue].flatMap {
+                        reference: query.returnsReference ? secrets[item.path].flatMap {
                             ItemReference(itemClass: item.schema.itemClass, data: $0, attributes: item.appleAttributes)
                         } : nil)
         }

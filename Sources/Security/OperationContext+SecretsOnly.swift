@@ -4,7 +4,6 @@
 import DBusWire
 import Foundation
 import CofferKeychainConfiguration
-import SecretCrypto
 import SecretServiceClient
 
 extension OperationContext {
@@ -33,14 +32,14 @@ extension OperationContext {
             throw KeychainFailure(errSecItemNotFound)
         }
         let paths = query.limit.maximum.map { Array(found.unlocked.prefix($0)) } ?? found.unlocked
-        let read = query.returnData ? try await client.secrets(of: paths) : [:]
+        let read = query.returnData ? try await secretData(of: paths) : [:]
         var entries: [ResultEntry] = []
         entries.reserveCapacity(paths.count)
         for path in paths {
             var data: Data?
             if query.returnData {
                 guard let secret = read[path] else { return nil }
-                data = secret.value.withUnsafeBytes { Data($0) }
+                data = secret
             }
             entries.append(ResultEntry(
                 data: data, attributes: nil,

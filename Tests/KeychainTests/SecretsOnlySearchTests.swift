@@ -91,6 +91,25 @@ extension KeychainSuites {
             }
         }
 
+        @Test("secrets larger together than the secure-memory pool: every one comes back, with or without attributes")
+        func beyondThePool() async throws {
+            try await withKeychain { _, _, _ in
+                // 48 secrets of 24 KiB are 1.1 MiB, more than the 1 MiB pool of cofferd and of this process; each
+                // is held in it only from its decryption until it is copied into the result.
+                let passwords = (0..<48).map { String(repeating: "\($0 % 10)", count: 24 * 1024) }
+                for (index, password) in passwords.enumerated() {
+                    #expect(addGenericPassword(service: "large", account: "a\(index)", password: password)
+                        == errSecSuccess)
+                }
+                let (status, data) = copyAll(Self.query("large"))
+                #expect(status == errSecSuccess)
+                #expect(texts(data) == passwords)
+                let (withAttributes, dictionaries) = copyAll(Self.query("large", [kSecReturnAttributes as String: true]))
+                #expect(withAttributes == errSecSuccess)
+                #expect(texts(dictionaries) == passwords)
+            }
+        }
+
         @Test("text that base64 could have written takes the usual way: it never matches bytes stored as base64")
         func base64LookalikeText() async throws {
             try await withKeychain { bus, _, client in

@@ -82,6 +82,25 @@ struct ClientTests {
         }
     }
 
+    @Test("GetSecrets of more secret bytes than the secure-memory pool holds: each secret is sent on and released in turn")
+    func getSecretsBeyondThePool() async throws {
+        try await DaemonHarness.withDaemon { _, _, client in
+            let collection = try await client.defaultCollection()
+            // 48 secrets of 24 KiB are 1.1 MiB together, more than cofferd's 1 MiB pool; each alone is far below the
+            // size that gets locked pages of its own, so each is read into the pool.
+            var expected: [ObjectPath: [UInt8]] = [:]
+            for index in 0..<48 {
+                let bytes = (0..<24 * 1024).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ index) }
+                let item = try await client.createItem(
+                    in: collection, label: "pool \(index)", attributes: ["pool": "yes", "index": "\(index)"],
+                    secret: try SecretBytes(copying: bytes), contentType: "application/octet-stream", replace: false)
+                expected[item] = bytes
+            }
+            let read = try await client.secrets(of: Array(expected.keys)) { $0.value.copyBytes() }
+            #expect(read == expected)
+        }
+    }
+
     @Test("GetSecrets returns several items' secrets in one call")
     func getSecretsOfSeveralItems() async throws {
         try await DaemonHarness.withDaemon { _, _, client in

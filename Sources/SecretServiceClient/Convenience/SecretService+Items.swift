@@ -66,11 +66,23 @@ extension SecretService {
     /// - Returns: the secrets the provider returned, by item path (locked or unknown items are usually absent).
     /// - Throws: `SecretServiceError` or ``SecretServiceClientError``.
     public func secrets(of items: [ObjectPath]) async throws -> [ObjectPath: ItemSecret] {
+        try await secrets(of: items) { $0 }
+    }
+
+    /// ``secrets(of:)``, each secret handed to `transform` as soon as it is decrypted and released right after
+    /// (unless `transform` keeps it), so secure memory holds one of them at a time however many are read.
+    /// - Parameters:
+    ///   - items: the items' paths.
+    ///   - transform: what to keep of each secret (a caller that hands the bytes on copies them here).
+    /// - Returns: what `transform` made of each secret the provider returned, by item path.
+    /// - Throws: `SecretServiceError`, ``SecretServiceClientError`` or what `transform` throws.
+    public func secrets<Kept>(of items: [ObjectPath], _ transform: (ItemSecret) throws -> Kept) async throws
+        -> [ObjectPath: Kept] {
         let wires = try await service.secretEntries(items, session: session.path)
-        var secrets: [ObjectPath: ItemSecret] = [:]
+        var secrets: [ObjectPath: Kept] = [:]
         secrets.reserveCapacity(wires.count)
         for (path, wire) in wires {
-            secrets[path] = ItemSecret(value: try session.decode(wire), contentType: wire.contentType)
+            secrets[path] = try transform(ItemSecret(value: try session.decode(wire), contentType: wire.contentType))
         }
         return secrets
     }

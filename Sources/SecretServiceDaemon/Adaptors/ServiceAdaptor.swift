@@ -211,10 +211,13 @@ struct ServiceAdaptor {
             readable.append((path, collection, item))
         }
         // One visit to the store for all of them; an item gone or locked meanwhile is left out.
-        let secrets = try await context.store.secrets(readable.map { ($0.collection, $0.item) })
-        let found = zip(readable, secrets).compactMap { item, secret in secret.map { (path: item.path, secret: $0) } }
-        let encoded = try session.encode(found.map(\.secret))
-        let entries = zip(found, encoded).map { item, wire in DictEntry(.objectPath(item.path), wire.dbusValue) }
+        let encoder = session.encoder(count: readable.count)
+        let encoded = try await context.store.secrets(readable.map { ($0.collection, $0.item) }) {
+            index, secret throws(SecretServiceError) in try encoder.encode(secret, at: index)
+        }
+        let entries = zip(readable, encoded).compactMap { item, wire in
+            wire.map { DictEntry(.objectPath(item.path), $0.dbusValue) }
+        }
         return HandlerResult([.dictionary(key: .objectPath, value: WireSecret.type, entries)])
     }
 

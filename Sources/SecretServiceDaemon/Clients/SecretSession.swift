@@ -40,19 +40,31 @@ struct SecretSession: Sendable {
         WireSecret(session: session, parameters: [], value: secret.value.copyBytes(), contentType: secret.contentType)
     }
 
-    /// Encodes several stored secrets, in order, each as the one-secret `encode` does.
-    func encode(_ secrets: [StoredSecret]) throws(SecretServiceError) -> [WireSecret] {
-        let session = path  // built once, not once per secret
-        guard case .dh(let cipher) = algorithm else {
-            return secrets.map { Self.plain($0, session: session) }
+    /// An encoder for a run of `count` secrets (`GetSecrets`), each encoded as the one-secret `encode` does, one at a
+    /// time as the store reads them.
+    func encoder(count: Int) -> Encoder {
+        let run: DHSessionCipher.Run?
+        switch algorithm {
+        case .plain: run = nil
+        case .dh(let cipher): run = cipher.run(count: count)
         }
-        do {
-            return zip(secrets, try cipher.encrypt(secrets.map(\.value))).map { secret, sealed in
-                WireSecret(session: session, parameters: sealed.iv, value: sealed.ciphertext,
-                           contentType: secret.contentType)
+        return Encoder(session: path, run: run)
+    }
+
+    /// Encodes the secrets of one run; the session path is built once for all of them.
+    struct Encoder: Sendable {
+        let session: ObjectPath
+        let run: DHSessionCipher.Run?
+
+        /// Encodes the secret at position `index` of the run (each position holds one secret).
+        func encode(_ secret: StoredSecret, at index: Int) throws(SecretServiceError) -> WireSecret {
+            guard let run else { return SecretSession.plain(secret, session: session) }
+            do {
+                let (iv, ciphertext) = try run.encrypt(secret.value, at: index)
+                return WireSecret(session: session, parameters: iv, value: ciphertext, contentType: secret.contentType)
+            } catch {
+                throw .failed("the secrets could not be encrypted for the session")
             }
-        } catch {
-            throw .failed("the secrets could not be encrypted for the session")
         }
     }
 
