@@ -36,13 +36,15 @@ struct ItemResult: Sendable {
     /// Apple's shape: exactly one return key → the bare value; several → a dictionary of the attributes plus
     /// `v_Data`/`v_PersistentRef`; a limit other than one → an array of those.
     var object: CFTypeRef? {
-        let objects = entries.map(entryObject)
-        if isList { return objects as NSArray }
-        return objects.first.map { $0 as AnyObject }
+        let requested = [returnData, returnAttributes, returnPersistentRef, returnReference].filter { $0 }.count
+        let objects = entries.map { entryObject($0, requested: requested) }
+        // Built from objects, not bridged from `[Any]`: bridging asks each element's class (and its superclasses)
+        // whether it is a bridgeable Swift value, which cost more than making the element.
+        if isList { return NSArray(array: objects) }
+        return objects.first
     }
 
-    private func entryObject(_ entry: ResultEntry) -> Any {
-        let requested = [returnData, returnAttributes, returnPersistentRef, returnReference].filter { $0 }.count
+    private func entryObject(_ entry: ResultEntry, requested: Int) -> AnyObject {
         let reference = entry.reference?.object
         if requested == 1 {
             if returnReference, let reference { return reference }
