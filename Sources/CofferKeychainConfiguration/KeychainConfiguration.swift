@@ -142,8 +142,13 @@ public struct KeychainConfiguration: Sendable, Hashable {
 
     /// The collection named for synchronizable items (the field, else the environment), or `nil` for none.
     package var resolvedSynchronizedCollection: String? {
-        let named = synchronizedCollection ?? Self.variable(Self.synchronizedCollectionVariable)
-        return named.flatMap { $0.isEmpty ? nil : $0 }
+        resolvedSynchronizedCollection(environment: Self.variable(Self.synchronizedCollectionVariable))
+    }
+
+    /// ``resolvedSynchronizedCollection`` with `value` standing for the variable (`nil`: unset), so it can be checked
+    /// without changing the process environment.
+    package func resolvedSynchronizedCollection(environment value: @autoclosure () -> String?) -> String? {
+        (synchronizedCollection ?? value()).flatMap { $0.isEmpty ? nil : $0 }
     }
 
     /// The groups searched when a query names none.

@@ -227,15 +227,17 @@ extension KeychainSuites {
             }
         }
 
+        // The variable's value is passed in: setenv here would race with every child process the other suites
+        // start (Foundation's Process copies the environment while another thread may reallocate it).
         @Test("COFFER_KEYCHAIN_SYNC_COLLECTION names the collection when the configuration does not")
         func environmentVariable() {
-            let variable = KeychainConfiguration.synchronizedCollectionVariable
-            setenv(variable, "from-environment", 1)
-            defer { unsetenv(variable) }
-            #expect(KeychainConfiguration().resolvedSynchronizedCollection == "from-environment")
-            #expect(KeychainConfiguration(synchronizedCollection: "field").resolvedSynchronizedCollection == "field")
-            setenv(variable, "", 1)
-            #expect(KeychainConfiguration().resolvedSynchronizedCollection == nil)
+            #expect(KeychainConfiguration.synchronizedCollectionVariable == "COFFER_KEYCHAIN_SYNC_COLLECTION")
+            #expect(KeychainConfiguration().resolvedSynchronizedCollection(environment: "from-environment")
+                == "from-environment")
+            #expect(KeychainConfiguration(synchronizedCollection: "field")
+                .resolvedSynchronizedCollection(environment: "from-environment") == "field")
+            #expect(KeychainConfiguration().resolvedSynchronizedCollection(environment: "") == nil)
+            #expect(KeychainConfiguration().resolvedSynchronizedCollection(environment: nil) == nil)
         }
 
         @Test("gnome-keyring synchronizes nothing: a synchronizable add goes to the default collection and keeps the attribute")
