@@ -2,7 +2,7 @@
 // The SecItem functions as async calls for CofferKeychain's async API: the same dictionaries, checks and core as
 // SecItemAdd/CopyMatching/Update/Delete, awaited instead of blocking a thread.
 
-public import Foundation
+import Foundation
 
 /// Awaitable forms of the four SecItem functions (not Apple API, so not public: only this package's modules use
 /// them). They read the dictionaries and build the result objects in the calling task; the work between runs on the

@@ -101,8 +101,7 @@ extension KeychainSuites.AsyncCoreTests {
             let keychain = Keychain(service: "locked")
             let configuration = KeychainConfiguration.current
             // The blocking acquire: the lock is free, so this returns at once.
-            var held: FileLock? = try FileLock.acquire(for: configuration,
-                                                       environment: ProcessInfo.processInfo.environment)
+            let held = try FileLock.acquire(for: configuration, environment: ProcessInfo.processInfo.environment)
             let lockFile = try #require(try FileManager.default.contentsOfDirectory(atPath: bus.directory.path)
                 .first { $0.hasPrefix("coffer-keychain-") && $0.hasSuffix(".lock") })
             // The writer opens the lock file to take it: that open is the event that it has reached the lock.
@@ -116,7 +115,7 @@ extension KeychainSuites.AsyncCoreTests {
                 for await _ in opened.wakeUps { return }
             }
             #expect(try keychain.getString("k") == nil, "the write went ahead while another writer held the lock")
-            held = nil  // closing the descriptor releases the lock
+            _ = consume held  // closing the descriptor releases the lock
             try await withDeadline(.seconds(30), waitingFor: "the write after the lock was released") {
                 try await writer.value
             }

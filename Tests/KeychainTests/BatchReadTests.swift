@@ -79,7 +79,7 @@ extension KeychainSuites {
                 let configuration = KeychainConfiguration.current
                 await KeychainLibrary.closeConnection(for: configuration)
                 let counts = try await calls(on: bus, marker: client.connection) {
-                    try await KeychainConfiguration.withConfiguration(configuration) {
+                    KeychainConfiguration.withConfiguration(configuration) {
                         for _ in 0..<3 {
                             let query: [String: Any] = [
                                 kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "probe",
