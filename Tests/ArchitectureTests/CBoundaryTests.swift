@@ -6,30 +6,13 @@ import Testing
 
 @Suite("C boundary")
 struct CBoundaryTests {
-    /// The package root, found from this file's location.
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
-
-    static func swiftFiles(under folder: String) throws -> [URL] {
-        let base = root.appendingPathComponent(folder)
-        guard let walker = FileManager.default.enumerator(at: base, includingPropertiesForKeys: nil) else { return [] }
-        return walker.compactMap { $0 as? URL }.filter { $0.pathExtension == "swift" }
-    }
-
     /// Files importing `module`, as paths relative to the package root.
     static func importers(of module: String) throws -> [String] {
         let pattern = try NSRegularExpression(
             pattern: #"^\s*(@_implementationOnly\s+|@preconcurrency\s+)?((public|package|internal|private|fileprivate)\s+)?import\s+"#
                 + module + #"\b"#,
             options: [.anchorsMatchLines])
-        var found: [String] = []
-        for file in try swiftFiles(under: "Sources") + swiftFiles(under: "Tests") {
-            let text = try String(contentsOf: file, encoding: .utf8)
-            if pattern.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil {
-                found.append(String(file.path.dropFirst(root.path.count + 1)))
-            }
-        }
-        return found
+        return try SourceTree.files(under: ["Sources", "Tests"], matching: pattern)
     }
 
     @Test("libdbus is imported only by DBusTransport")
@@ -50,13 +33,7 @@ struct CBoundaryTests {
     func noCTypesInPublicAPI() throws {
         let leak = try NSRegularExpression(pattern: #"^\s*(public|open)\s.*\b(OpaquePointer|DBusMessage|DBusConnection|DBusMessageIter|gcry_\w+|dbus_\w+)\b"#,
                                            options: [.anchorsMatchLines])
-        var offenders: [String] = []
-        for file in try Self.swiftFiles(under: "Sources") {
-            let text = try String(contentsOf: file, encoding: .utf8)
-            if leak.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil {
-                offenders.append(file.lastPathComponent)
-            }
-        }
+        let offenders = try SourceTree.files(under: ["Sources"], matching: leak)
         #expect(offenders.isEmpty, "\(offenders)")
     }
 }

@@ -11,15 +11,7 @@ struct ProcessEnvironmentTests {
     @Test("no test sets, unsets or clears an environment variable of its own process")
     func noEnvironmentChanges() throws {
         let change = try NSRegularExpression(pattern: #"\b(setenv|unsetenv|putenv|clearenv)\s*\("#)
-        let tests = try CBoundaryTests.swiftFiles(under: "Tests")
-        #expect(!tests.isEmpty, "the scan found no test file; the file walk is broken")
-        var offenders: [String] = []
-        for file in tests {
-            let text = try String(contentsOf: file, encoding: .utf8)
-            if change.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil {
-                offenders.append(file.lastPathComponent)
-            }
-        }
+        let offenders = try SourceTree.files(under: ["Tests"], matching: change)
         #expect(offenders.isEmpty, "\(offenders): pass the value in, or set it in a child process's environment")
     }
 }

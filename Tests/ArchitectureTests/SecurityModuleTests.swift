@@ -16,7 +16,7 @@ struct SecurityModuleTests {
             pattern: #"^(?:nonisolated\(unsafe\) )?public (?:final class|class|struct|enum|typealias|func|let|var|protocol|actor) ([A-Za-z_][A-Za-z0-9_]*)"#,
             options: [.anchorsMatchLines])
         var names: [String] = []
-        for file in try CBoundaryTests.swiftFiles(under: "Sources/Security") {
+        for file in try SourceTree.swiftFiles(under: "Sources/Security") {
             let text = try String(contentsOf: file, encoding: .utf8)
             for match in pattern.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
                 if let range = Range(match.range(at: 1), in: text) { names.append(String(text[range])) }
@@ -31,12 +31,12 @@ struct SecurityModuleTests {
 
     @Test("the Swift-style Keychain type lives outside Security, in a module not named like a type")
     func keychainTypeOutsideSecurity() throws {
-        let security = try CBoundaryTests.swiftFiles(under: "Sources/Security")
+        let security = try SourceTree.swiftFiles(under: "Sources/Security")
         for file in security {
             let text = try String(contentsOf: file, encoding: .utf8)
             #expect(!text.contains("public struct Keychain "), "\(file.lastPathComponent)")
             #expect(!text.contains("public struct KeychainConfiguration"), "\(file.lastPathComponent)")
         }
-        #expect(try !CBoundaryTests.swiftFiles(under: "Sources/CofferKeychain").isEmpty)
+        #expect(try !SourceTree.swiftFiles(under: "Sources/CofferKeychain").isEmpty)
     }
 }

@@ -12,15 +12,7 @@ struct TestDoubleTests {
             pattern: #"^\s*(public\s+|package\s+|internal\s+)?(final\s+)?(class|actor|struct|enum)\s+"#
                 + #"(Capturing|Scripted|Fake|Mock|Stub)\w*"#,
             options: [.anchorsMatchLines])
-        let sources = try CBoundaryTests.swiftFiles(under: "Sources")
-        #expect(!sources.isEmpty, "the scan found no source file; the file walk is broken")
-        var offenders: [String] = []
-        for file in sources {
-            let text = try String(contentsOf: file, encoding: .utf8)
-            if double.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil {
-                offenders.append(file.lastPathComponent)
-            }
-        }
+        let offenders = try SourceTree.files(under: ["Sources"], matching: double)
         #expect(offenders.isEmpty, "\(offenders)")
     }
 }
