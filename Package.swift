@@ -124,7 +124,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "SecretServiceIntegrationTests",
-            dependencies: ["SecretServiceTestSupport", "SecretServiceClient", "SecretServiceProtocol", "DBusWire", "DBusTransport"],
+            dependencies: ["SecretServiceTestSupport", "SecretServiceClient", "SecretServiceProtocol", "DBusWire", "DBusTransport", "SecretStore"],
             swiftSettings: strict),
         .testTarget(
             name: "KeychainTests", dependencies: ["Security", "CofferKeychain", "LocalAuthentication", "SecretServiceTestSupport", "SecretServiceClient"],

@@ -57,6 +57,15 @@ extension Connection {
         }
     }
 
+    /// Every name on the bus, unique (`:1.42`) and well-known (`org.freedesktop.DBus.ListNames`).
+    public func listNames() async throws -> [BusName] {
+        let reply = try await callBus("ListNames", [])
+        guard let names = reply.body.first?.arrayElements else {
+            throw TransportError.unexpectedReply.with(detail: "ListNames returned \(reply.signature)")
+        }
+        return names.compactMap { $0.string.map(BusName.init(unchecked:)) }
+    }
+
     /// The process ID of the connection owning `name` (`org.freedesktop.DBus.GetConnectionUnixProcessID`);
     /// `nil` when the name has no owner or the bus cannot tell.
     public func processID(of name: BusName) async throws -> UInt32? {

@@ -31,22 +31,15 @@ public final class SecretServiceDaemon: Service {
     }
 
     public func run() async throws {
-        // Before the bus: a second daemon on this directory must not even compete for the name. With --replace
-        // the name comes first (replaceProvider), so that a refusal leaves no file behind.
-        if !configuration.replace {
-            do {
-                try await store.lockDirectory()
-            } catch let error as DirectoryInUse {
-                throw DaemonError.dataDirectoryInUse("\(error)")
-            } catch {
-                throw DaemonError.dataDirectoryUnusable("\(error)")
-            }
-        }
+        // Before the name: a second daemon on this directory must not even compete for it. With --replace the
+        // name comes first (replaceProvider), so that a refusal leaves no file behind.
+        let openedForHolder = configuration.replace ? nil : try await takeDataDirectory()
         // Bound before the bus, so a PAM session that starts while this daemon loads finds the socket rather than
         // starting a second cofferd; requests wait in it until the collections are loaded. A daemon being replaced
         // holds it until it has let go of the data directory.
         var loginChannel = configuration.replace ? nil : openLoginChannel()
-        let connection = try await connect()
+        let connection: Connection
+        if let openedForHolder { connection = openedForHolder } else { connection = try await connect() }
         // A call past the argument limit is refused before it is decoded, which costs several times a body's size.
         // The margin covers the alignment padding the router's count leaves out.
         await connection.setMaximumIncomingBodySize(configuration.clientLimits.maximumCallBytes + 64 * 1024)
@@ -124,13 +117,15 @@ public final class SecretServiceDaemon: Service {
             let syncWatcher = SyncFolderWatcher(store: store, logger: logger)
             background.addTask { await syncWatcher.run() }
             await self.serve(router: router, connection: connection)
-            await connection.close()
             background.cancelAll()
         }
         }
         await loginChannel?.close()
-        // Release the data directory now: a successor (--replace, or a restart in the same process) may be waiting.
+        // Release the data directory now, and only then leave the bus: a successor (--replace, D-Bus activation
+        // for the next call, a restart in the same process) may be waiting for it, and it waits only while this
+        // daemon is still on the bus (takeDataDirectory).
         await store.close()
+        await connection.close()
         logger.info("stopped")
     }
 
@@ -213,27 +208,10 @@ public final class SecretServiceDaemon: Service {
             }
         }
         try await claimName(on: connection)
-        let clock = ContinuousClock()
-        let deadline = clock.now + Self.handoverTimeout
-        while true {
-            do {
-                try await store.lockDirectory()
-                return
-            } catch is DirectoryInUse where clock.now < deadline {
-                // The replaced daemon is answering its last calls and closing; nothing to wake us when it is done.
-                try await Task.sleep(for: .milliseconds(20))
-            } catch let error as DirectoryInUse {
-                throw DaemonError.dataDirectoryInUse("\(error); it did not exit within \(Self.handoverTimeout)")
-            } catch {
-                throw DaemonError.dataDirectoryUnusable("\(error)")
-            }
-        }
+        try await waitForDataDirectory()
     }
 
-    /// How long a replaced cofferd may take to release the data directory.
-    static let handoverTimeout = Duration.seconds(15)
-
-    private func connect() async throws -> Connection {
+    func connect() async throws -> Connection {
         do {
             if let address = configuration.busAddress {
                 return try await Connection.connect(address: address, logger: logger)

@@ -52,7 +52,7 @@ struct AccessLogSealTests {
     func passwordChangeAfterRestart() async throws {
         try await TestBus.withPrivateBus { bus in
             // A new cofferd has sealed nothing with the old key when the password changes.
-            let (second, a) = try await AccessManagementTests.workWithTwoLoggedUses(on: bus)
+            let (second, _) = try await AccessManagementTests.workWithTwoLoggedUses(on: bus)
             let coffer = CofferCLI(bus: bus)
             let change = try await coffer.run(["set-keychain-password", "work"],
                                               input: "old password\nnew password\n")

@@ -2,9 +2,11 @@
 // One data directory, one daemon: a second cofferd on the same files must not start, and a crash frees them.
 
 import Foundation
+import DBusTransport
 import Glibc
 import SecretServiceClient
 import SecretServiceTestSupport
+import SecretStore
 import Testing
 
 @Suite("cofferd: one daemon per data directory", .timeLimit(.minutes(2)))
@@ -22,6 +24,52 @@ struct DataDirectoryLockTests {
                 #expect(lines.first?.contains(directory) == true, "\(refused.stderr)")
                 #expect(lines.first?.contains("pid \(first.processID ?? -1)") == true, "\(refused.stderr)")
             }
+        }
+    }
+
+    @Test("a cofferd stopping on the same bus (name given up, files not yet closed) is waited for, then served from")
+    func stoppingHolderIsWaitedFor() async throws {
+        try await TestBus.withPrivateBus { bus in
+            // This process plays a cofferd that gave up the name and is closing its files (D-Bus activation starts
+            // the next one for the first call after that): it holds the directory and is on the bus.
+            let directory = bus.directory.appendingPathComponent("shared-data").path
+            let stopping = SecretStore(directory: directory)
+            try await stopping.lockDirectory()
+            let onBus = try await bus.connect()
+            // Each attempt to take the directory opens its lock file: a second open is the successor waiting
+            // rather than exiting, and the "stopping" holder lets go then.
+            let attempts = try FileEvents(directory + "/lock", mask: UInt32(IN_OPEN))
+            let release = Task {
+                var opened = 0
+                for await _ in attempts.wakeUps {
+                    opened += 1
+                    if opened >= 2 { break }
+                }
+                await stopping.close()
+            }
+            defer { release.cancel() }
+            var options = DaemonSequence.options("successor")
+            options.arguments += ["--data-dir", directory]
+            let successor = try await DaemonHarness.start(on: bus, options: options)
+            await release.value
+            let served = try await withClient(on: bus) { client in try await client.collections() }
+            #expect(served.contains(DaemonSequence.loginPath))
+            #expect(successor.log().contains("waiting for the cofferd that is stopping"), "\(successor.log())")
+            #expect(await successor.stop() == .exited(0), "\(successor.log())")
+            await onBus.close()
+        }
+    }
+
+    @Test("a cofferd serving the name on the same bus keeps the directory: a second one exits 5 at once")
+    func servingHolderIsNotWaitedFor() async throws {
+        try await withCofferd { env, first in
+            let directory = first.dataDirectory.path
+            let cofferd = try DaemonHarness.executableURL().path
+            let refused = try await env.run(cofferd, ["--address", first.bus.address, "--data-dir", directory])
+            #expect(refused.status == 5, "\(refused.stderr)")
+            #expect(refused.stderr.contains("pid \(first.processID ?? -1)"), "\(refused.stderr)")
+            // Refused on sight, not after the wait for a holder that is stopping.
+            #expect(!refused.stderr.contains("did not exit within"), "\(refused.stderr)")
         }
     }
 
