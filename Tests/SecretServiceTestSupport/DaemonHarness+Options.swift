@@ -88,6 +88,14 @@ extension DaemonHarness {
     /// The file of the persistent collection `id`.
     public func collectionFile(_ id: String) -> URL { dataDirectory.appendingPathComponent("\(id).coffer") }
 
+    /// The process ids of this instance's scripted pinentries so far, in the order they started.
+    public var pinentryProcessIDs: [Int32] {
+        let name = logFile.deletingPathExtension().lastPathComponent
+        let url = bus.directory.appendingPathComponent("\(name).pinentry-pids")
+        let text = (try? String(contentsOf: url, encoding: .utf8)) ?? ""
+        return text.split(separator: "\n").compactMap { Int32($0) }
+    }
+
     /// The commands this instance's scripted pinentries received so far (`GETPIN`, `SETDESC …`; never a password).
     public var pinentryCommands: [String] {
         let name = logFile.deletingPathExtension().lastPathComponent

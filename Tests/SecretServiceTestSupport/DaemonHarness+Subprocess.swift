@@ -34,17 +34,20 @@ extension DaemonHarness {
         try Data(answers.joined(separator: ",").utf8).write(to: answersFile)
         let pinentryState = bus.directory.appendingPathComponent("\(logName).pinentry-state")
         let pinentryLog = bus.directory.appendingPathComponent("\(logName).pinentry-log")
+        let pinentryPIDs = bus.directory.appendingPathComponent("\(logName).pinentry-pids")
         let confirmState = bus.directory.appendingPathComponent("\(logName).pinentry-confirm-state")
         if freshPinentryState {
             try? FileManager.default.removeItem(at: confirmState)
             try? FileManager.default.removeItem(at: pinentryState)
             try? FileManager.default.removeItem(at: pinentryLog)
+            try? FileManager.default.removeItem(at: pinentryPIDs)
         }
         environment["PINENTRY_USER_DATA"] = try pinentrySettings(
             at: bus.directory.appendingPathComponent("\(logName).pinentry-settings"),
             ["COFFER_TEST_PINENTRY_ANSWERS_FILE": answersFile.path,
              "COFFER_TEST_PINENTRY_STATE": pinentryState.path,
              "COFFER_TEST_PINENTRY_LOG": pinentryLog.path,
+             "COFFER_TEST_PINENTRY_PIDS": pinentryPIDs.path,
              "COFFER_TEST_PINENTRY_CONFIRMS": (pinentryConfirms ?? []).joined(separator: ","),
              "COFFER_TEST_PINENTRY_CONFIRM_STATE": confirmState.path]).path
         let pinentry = scriptedPinentry()
