@@ -10,7 +10,7 @@ import SecretStore
 
 extension SecretServiceDaemon {
     /// How long a cofferd that is stopping (replaced, or told to stop) may take to release the data directory.
-    static let handoverTimeout = Duration.seconds(15)
+    public static let handoverTimeout = Duration.seconds(15)
 
     /// Takes the data directory before the name is claimed (every start but `--replace`).
     ///

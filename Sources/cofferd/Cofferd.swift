@@ -26,11 +26,14 @@ struct Cofferd: AsyncParsableCommand {
             \(ExitStatus.nameTaken) when another provider owns org.freedesktop.secrets (with --replace: when it \
             does not allow replacement, checked before any file is created); \(ExitStatus.noBus) when there \
             is no bus to connect to; \(ExitStatus.dataDirectoryInUse) when another cofferd holds the data directory \
-            (one line names the directory and that process's pid); \(ExitStatus.dataDirectoryUnusable) when the data \
+            (one line names the directory and that process's pid; a cofferd that is stopping on the same bus is \
+            waited for, up to \(SecretServiceDaemon.handoverTimeout.components.seconds) s); \(ExitStatus.dataDirectoryUnusable) when the data \
             directory cannot be created or opened (one line names the path and the reason, such as a read-only \
             home); \(ExitStatus.badArguments) when the command line is invalid (an unknown option or a bad value).
 
-            When systemd passes credentials ($CREDENTIALS_DIRECTORY, from LoadCredentialEncrypted= in the unit),             the credential coffer-<collection> unlocks that collection at start through its systemd-credential key             slot; `coffer key-slots` makes both.
+            When systemd passes credentials ($CREDENTIALS_DIRECTORY, from LoadCredentialEncrypted= in the unit), \
+            the credential coffer-<collection> unlocks that collection at start through its systemd-credential key \
+            slot; `coffer key-slots` makes both.
 
             Settings such as auto-lock are read from $XDG_CONFIG_HOME/coffer/cofferd.conf (else \
             $HOME/.config/coffer/cofferd.conf); a missing file means the defaults. The format is in \
