@@ -98,7 +98,7 @@ let package = Package(
             name: "coffer",
             dependencies: [
                 "Security", "CofferKeychain", "SecretServiceClient", "SecretServiceProtocol", "SecretCrypto", "DBusWire",
-                "DBusTransport",
+                "DBusTransport", "CHardening",
                 "KeyringFiles", "SecretStore", "CollectionSync", argumentParser,
             ],
             swiftSettings: strict),
@@ -108,7 +108,7 @@ let package = Package(
         // MARK: - Tests
         .target(
             name: "SecretServiceTestSupport",
-            dependencies: ["DBusTransport", "SecretServiceClient", "SecretServiceDaemon", "DBusWire", log, lifecycle],
+            dependencies: ["DBusTransport", "SecretServiceClient", "SecretServiceDaemon", "DBusWire", "CHardening", log, lifecycle],
             path: "Tests/SecretServiceTestSupport", swiftSettings: strict),
         .testTarget(name: "DBusWireTests", dependencies: ["DBusWire"], swiftSettings: strict),
         .testTarget(

@@ -11,6 +11,29 @@ import Testing
 
 @Suite("Daemon harness", .timeLimit(.minutes(2)))
 struct HarnessTests {
+    @Test("a bus daemon started for a test holds no descriptor of the test process: a password pipe stays closable")
+    func busDaemonInheritsNoDescriptor() async throws {
+        // Foundation's Pipe sets no close-on-exec, as when a test holds cofferd's --unlock password in one.
+        let pipe = Pipe()
+        defer {
+            try? pipe.fileHandleForWriting.close()
+            try? pipe.fileHandleForReading.close()
+        }
+        let writeEnd = try FileManager.default.destinationOfSymbolicLink(
+            atPath: "/proc/self/fd/\(pipe.fileHandleForWriting.fileDescriptor)")
+        try await TestBus.withPrivateBus { bus in
+            let connection = try await bus.connect()
+            let pid = try #require(try await connection.processID(of: BusName("org.freedesktop.DBus")))
+            await connection.close()
+            let descriptors = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")
+            let targets = descriptors.compactMap {
+                try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\($0)")
+            }
+            #expect(!targets.isEmpty, "the bus daemon's descriptors could not be read")
+            #expect(!targets.contains(writeEnd), "the bus daemon holds the test's pipe: \(targets)")
+        }
+    }
+
     @Test("the subprocess owns the name, logs to the scratch dir, and exits 0 on SIGTERM")
     func subprocessLifecycle() async throws {
         try await TestBus.withPrivateBus { bus in

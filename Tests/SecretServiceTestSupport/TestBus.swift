@@ -3,6 +3,7 @@
 
 public import DBusTransport
 public import Foundation
+import CHardening
 import Glibc
 public import Logging
 import Synchronization
@@ -126,8 +127,12 @@ public final class TestBus: Sendable {
         return "/usr/bin/dbus-daemon"
     }
 
-    /// Starts `arguments[0]` with stdout on a pipe (returned), stdin from /dev/null, stderr to `stderrPath`,
-    /// default signal dispositions and an empty signal mask.
+    /// Starts `arguments[0]` with stdout on a pipe (returned), stdin from /dev/null, stderr to `stderrPath`, no
+    /// other descriptor, default signal dispositions and an empty signal mask.
+    ///
+    /// No other descriptor: tests run side by side in this process, and a descriptor another test holds without
+    /// close-on-exec (Foundation's `Pipe` sets none) would live on in this bus daemon. A password pipe kept open
+    /// there never reaches end of file in the cofferd reading it.
     private static func spawn(_ arguments: [String], stderrPath: String) throws -> (pid_t, Int32) {
         var ends: [Int32] = [-1, -1]
         guard pipe(&ends) == 0 else { throw StartError(description: "pipe failed: errno \(errno)") }
@@ -139,6 +144,11 @@ public final class TestBus: Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, ends[1], 1)
         posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        let closing = posix_spawn_file_actions_addclosefrom_np(&actions, 3)
+        guard closing == 0 else {
+            Glibc.close(ends[0])
+            throw StartError(description: "cannot prepare the bus daemon's descriptors: errno \(closing)")
+        }
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Stopping the provider that owns org.freedesktop.secrets and starting cofferd in its place.
 
+import CHardening
 import DBusTransport
 import DBusWire
 import Foundation
@@ -109,11 +110,11 @@ enum ProviderSwitch {
         posix_spawn_file_actions_adddup2(&actions, logFD, STDERR_FILENO)
         // Nothing else crosses over: a descriptor the daemon kept open would be held for its whole life (the
         // terminal, or the pipe through which whoever ran coffer waits for it to finish).
-        // (posix_spawn_file_actions_addclosefrom_np is not in Swift's Glibc module.)
-        let inherited = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? [])
-            .compactMap(Int32.init).filter { $0 > STDERR_FILENO }
-        for fd in inherited where fcntl(fd, F_GETFD) >= 0 && fcntl(fd, F_GETFD) & FD_CLOEXEC == 0 {
-            posix_spawn_file_actions_addclose(&actions, fd)
+        let closing = posix_spawn_file_actions_addclosefrom_np(&actions, STDERR_FILENO + 1)
+        guard closing == 0 else {
+            close(pipeFDs[0])
+            close(pipeFDs[1])
+            throw CofferError(.ioError, "cannot prepare cofferd's descriptors: \(String(cString: strerror(closing)))")
         }
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
