@@ -46,7 +46,8 @@ let package = Package(
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
         .systemLibrary(name: "CGcrypt", pkgConfig: "libgcrypt", providers: [.apt(["libgcrypt20-dev"])]),
         // prctl(PR_SET_DUMPABLE), setrlimit, mallopt and malloc_trim for cofferd and the daemon, posix_spawn's
-        // close-from action for the pinentry; no library to link.
+        // close-from action for every child we start (the pinentry, takeover's cofferd, the tests' bus daemons);
+        // no library to link.
         .systemLibrary(name: "CHardening"),
 
         // MARK: - Libraries
