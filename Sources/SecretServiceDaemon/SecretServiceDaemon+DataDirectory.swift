@@ -75,9 +75,8 @@ extension SecretServiceDaemon {
     /// the name and closing its files (or, for a moment, one still loading them).
     private func isStopping(_ pid: Int32, on connection: Connection) async throws -> Bool {
         if try await Self.serves(pid, on: connection) { return false }
-        for name in try await connection.listNames() where name.rawValue.hasPrefix(":") && name != connection.uniqueName {
-            if try await connection.processID(of: name) == UInt32(pid) { return true }
-        }
+        let others = try await connection.listNames().filter { $0.isUnique && $0 != connection.uniqueName }
+        for name in others where try await connection.processID(of: name) == UInt32(pid) { return true }
         return false
     }
 }
