@@ -14,7 +14,17 @@ import UnixSignals
 import Glibc
 #endif
 
+/// The entry point. The process-wide hardening comes first, on the main thread, before the concurrency pool has
+/// started a thread: a thread that allocates before the single-arena setting keeps an arena of its own, and how many
+/// did so by the time `run()` began depended on the machine's load.
 @main
+enum CofferdEntry {
+    static func main() async {
+        Hardening.apply()
+        await Cofferd.main()
+    }
+}
+
 struct Cofferd: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cofferd",
@@ -104,7 +114,6 @@ struct Cofferd: AsyncParsableCommand {
     }
 
     func run() async throws {
-        Hardening.apply()
         let level = Logger.Level(rawValue: logLevel) ?? .info
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
